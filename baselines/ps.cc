@@ -1,0 +1,23 @@
+// Dense parameter server (SwitchML-style): the engine's streaming aggregation
+// with sparsity off, so every block crosses the wire. Isolates what skipping
+// zero blocks buys.
+#include "engine/omni/omni_collective.h"
+
+namespace omnib {
+namespace {
+
+const CollectiveRegistration kPs(CollectiveInfo{
+    "ps",
+    "dense parameter server: the engine's aggregation with every block sent",
+    false,
+    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    [](const CollectiveSetup& s) {
+      OmniOptions o;
+      o.dense = true;
+      return OmniCollective::create(s, o);
+    },
+    [](const CostInputs& c) { return OmniCollective::analytic_cost(c, true); },
+});
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,110 @@
+// The collective seam: the engine and every baseline implement Collective, and
+// register a CollectiveInfo under a name. The harness only ever talks to these
+// two types, never to a particular algorithm.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/bootstrap/store.h"
+#include "engine/status.h"
+#include "engine/tensor.h"
+#include "engine/transport/connection.h"
+#include "engine/transport/link_factory.h"
+
+namespace omnib {
+
+// Where this process sits in the job. Ranks [0, nodes) are workers holding
+// tensors; ranks [nodes, nodes + aggregators) are dedicated aggregators.
+struct JobLayout {
+  int rank = 0;
+  int nodes = 1;
+  int aggregators = 0;  // 0: shards colocated with workers
+  int world() const { return nodes + aggregators; }
+  bool is_worker() const { return rank < nodes; }
+};
+
+// Everything a collective may use while it sets itself up.
+struct CollectiveSetup {
+  JobLayout job;
+  size_t block_size = 256;
+  DType dtype = DType::kFloat32;
+  DeviceKind device = DeviceKind::kCpu;
+  std::chrono::milliseconds timeout{60000};
+  LinkFactory* links = nullptr;  // our TCP links
+  Store* store = nullptr;        // rendezvous, for backends that bring their own transport
+  uint32_t job_id = 0;
+};
+
+// What the cost model of an algorithm is given. Densities are fractions of
+// blocks (or elements) that are non-zero.
+struct CostInputs {
+  int nodes = 1;
+  int aggregators = 0;
+  size_t count = 0;      // elements per tensor
+  size_t elem_size = 4;  // bytes per element
+  size_t block_size = 256;
+  double element_density = 1;      // largest over ranks
+  double block_density = 1;        // largest over ranks
+  double union_block_density = 1;  // blocks non-zero on at least one rank
+  double union_element_density = 1;
+};
+
+// Analytic bytes one iteration puts on the wire, headers included.
+struct WireCost {
+  double sent_per_rank_max = 0;
+  double sent_total = 0;
+};
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+
+  // Every rank of the job calls this with the same count, in the same order.
+  // Workers pass their tensors (out may alias in: in-place); dedicated
+  // aggregator ranks pass views with data == nullptr and the same count.
+  virtual Status allreduce(const TensorView& in, const TensorView& out) = 0;
+
+  // Bytes this rank has put on / taken off the wire so far, headers included;
+  // nullopt when the backend cannot count them (then wire_note says why).
+  virtual std::optional<ByteCounters> wire_counters() const = 0;
+  virtual std::string wire_note() const { return ""; }
+
+  // Free text the report shows with this algorithm's rows (e.g. how NCCL
+  // ranks share a GPU).
+  virtual std::string run_note() const { return ""; }
+};
+
+struct CollectiveInfo {
+  std::string name;
+  std::string summary;
+  bool exploits_sparsity = false;
+  // Why this build or machine cannot run it, or nullopt when it can.
+  std::function<std::optional<std::string>(const CollectiveSetup&)> unavailable_reason;
+  std::function<Result<std::unique_ptr<Collective>>(const CollectiveSetup&)> create;
+  std::function<WireCost(const CostInputs&)> analytic_cost;
+};
+
+// The registry of named collectives. Each algorithm's file registers itself
+// with a static CollectiveRegistration.
+class CollectiveRegistry {
+ public:
+  static CollectiveRegistry& instance();
+  void add(CollectiveInfo info);
+  const CollectiveInfo* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<CollectiveInfo> infos_;
+};
+
+struct CollectiveRegistration {
+  explicit CollectiveRegistration(CollectiveInfo info) { CollectiveRegistry::instance().add(std::move(info)); }
+};
+
+}  // namespace omnib

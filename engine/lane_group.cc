@@ -1,0 +1,58 @@
+#include "engine/lane_group.h"
+
+namespace omnib {
+
+LaneGroup::LaneGroup(int lanes) {
+  for (int i = 0; i < lanes; ++i) threads_.emplace_back([this, i] { lane_main(i); });
+}
+
+LaneGroup::~LaneGroup() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    work_cv_.notify_all();
+  }
+  for (auto& t : threads_) t.join();
+}
+
+Status LaneGroup::run(const std::function<Status(int)>& body, const std::function<void()>& on_failure) {
+  std::unique_lock lock(mu_);
+  body_ = &body;
+  on_failure_ = &on_failure;
+  first_failure_ = Status::ok();
+  remaining_ = size();
+  ++generation_;
+  work_cv_.notify_all();
+  done_cv_.wait(lock, [&] { return remaining_ == 0; });
+  body_ = nullptr;
+  on_failure_ = nullptr;
+  return first_failure_;
+}
+
+void LaneGroup::lane_main(int lane) {
+  uint64_t seen = 0;
+  while (true) {
+    const std::function<Status(int)>* body;
+    {
+      std::unique_lock lock(mu_);
+      work_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      body = body_;
+    }
+    Status s = (*body)(lane);
+    bool first = false;
+    {
+      std::lock_guard lock(mu_);
+      if (!s.is_ok() && first_failure_.is_ok()) {
+        first_failure_ = s;
+        first = true;
+      }
+    }
+    if (first) (*on_failure_)();  // outside the lock: it may block briefly
+    std::lock_guard lock(mu_);
+    if (--remaining_ == 0) done_cv_.notify_all();
+  }
+}
+
+}  // namespace omnib

@@ -1,0 +1,67 @@
+#include "engine/omni/block_batch.h"
+
+#include <cstring>
+#include <string>
+
+#include "engine/transport/frame_format.h"
+
+namespace omnib {
+
+Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
+                    BlockRange allowed, BatchView& out) {
+  if (payload.size() < sizeof(BatchHeader)) return unavailable_error("block batch shorter than its header");
+  BatchHeader h;
+  std::memcpy(&h, payload.data(), sizeof(h));
+  const uint64_t index_bytes = uint64_t{h.count} * sizeof(uint64_t);
+  if (payload.size() < sizeof(BatchHeader) + index_bytes)
+    return unavailable_error("block batch announces " + std::to_string(h.count) + " blocks but is too short");
+  out.count = h.count;
+  out.next = h.next;
+  out.indices = reinterpret_cast<const uint64_t*>(payload.data() + sizeof(BatchHeader));
+  out.values = payload.data() + sizeof(BatchHeader) + index_bytes;
+  out.value_offsets.resize(h.count);
+  size_t offset = 0;
+  uint64_t previous = 0;
+  for (uint32_t i = 0; i < h.count; ++i) {
+    uint64_t idx = out.indices[i];
+    if (idx < allowed.begin || idx >= allowed.end || (i > 0 && idx <= previous))
+      return unavailable_error("block batch holds block " + std::to_string(idx) +
+                               " out of order or outside the shard's range");
+    previous = idx;
+    out.value_offsets[i] = offset;
+    offset += layout.block_length(idx) * elem_size;
+  }
+  if (h.count > 0 && h.next != kEndOfStream && h.next <= previous)
+    return unavailable_error("block batch look-ahead index does not follow its last block");
+  if (h.next != kEndOfStream && (h.next < allowed.begin || h.next >= allowed.end))
+    return unavailable_error("block batch look-ahead index is outside the shard's range");
+  if (payload.size() != sizeof(BatchHeader) + index_bytes + offset)
+    return unavailable_error("block batch size " + std::to_string(payload.size()) + " does not match its blocks");
+  return Status::ok();
+}
+
+void gather_batch_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, const void* tensor,
+                         const BlockLayout& layout, size_t elem_size, std::vector<iovec>& out) {
+  out.clear();
+  out.push_back({const_cast<BatchHeader*>(&header), sizeof(BatchHeader)});
+  if (!indices.empty())
+    out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
+  const auto* base = static_cast<const char*>(tensor);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const char* start = base + layout.block_begin(indices[i]) * elem_size;
+    size_t len = layout.block_length(indices[i]) * elem_size;
+    iovec& last = out.back();
+    // Adjacent blocks are contiguous in the tensor: extend the previous run.
+    if (i > 0 && indices[i] == indices[i - 1] + 1 && static_cast<char*>(last.iov_base) + last.iov_len == start) {
+      last.iov_len += len;
+    } else {
+      out.push_back({const_cast<char*>(start), len});
+    }
+  }
+}
+
+uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes) {
+  return sizeof(wire::FrameHeader) + sizeof(BatchHeader) + blocks * sizeof(uint64_t) + value_bytes;
+}
+
+}  // namespace omnib

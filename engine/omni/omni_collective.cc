@@ -1,0 +1,249 @@
+#include "engine/omni/omni_collective.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/block_scan.h"
+
+namespace omnib {
+namespace {
+
+Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer) {
+  if (f.type() != type)
+    return unavailable_error("rank " + std::to_string(peer) + " sent frame type " + std::to_string(f.header.type) +
+                             " where the omni protocol expects " + std::to_string(static_cast<int>(type)));
+  if (f.header.seq != seq)
+    return unavailable_error("rank " + std::to_string(peer) + " is on collective " + std::to_string(f.header.seq) +
+                             ", this rank on " + std::to_string(seq) + " (ranks out of step)");
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup& setup, OmniOptions options) {
+  const JobLayout& job = setup.job;
+  const int shards = job.aggregators > 0 ? job.aggregators : job.nodes;
+  std::vector<LinkSpec> specs;
+  for (int w = 0; w < job.nodes; ++w)
+    for (int s = 0; s < shards; ++s) specs.push_back({w, job.aggregators > 0 ? job.nodes + s : s});
+  auto links = setup.links->establish(specs);
+  if (!links.is_ok()) return links.status().with_context("omni: ");
+  return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take()));
+}
+
+OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links)
+    : job_(setup.job),
+      options_(options),
+      dtype_(setup.dtype),
+      elem_size_(dtype_size(setup.dtype)),
+      block_size_(setup.block_size),
+      links_(std::move(links)) {
+  int lanes = 0;
+  if (job_.is_worker()) lanes += 2 * shards();
+  if (my_shard() >= 0) {
+    lanes += job_.nodes + 1;
+    aggregator_ = std::make_unique<ShardAggregator>(job_.nodes, dtype_);
+  }
+  lanes_ = std::make_unique<LaneGroup>(lanes);
+}
+
+OmniCollective::~OmniCollective() {
+  abort();
+  lanes_.reset();
+}
+
+int OmniCollective::my_shard() const {
+  if (job_.aggregators > 0) return job_.rank >= job_.nodes ? job_.rank - job_.nodes : -1;
+  return job_.rank;
+}
+
+size_t OmniCollective::blocks_per_frame() const {
+  return std::max<size_t>(1, options_.frame_bytes / (block_size_ * elem_size_));
+}
+
+void OmniCollective::abort() {
+  links_.abort_all();
+  std::lock_guard lock(shard_mu_);
+  shard_aborted_ = true;
+  shard_cv_.notify_all();
+}
+
+Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
+  if (in.count != out.count) return usage_error("omni: input and output counts differ");
+  ++seq_;
+  in_ = in;
+  out_ = out;
+  layout_ = BlockLayout(in.count, block_size_);
+  if (aggregator_) aggregator_->reset(layout_, layout_.shard_range(my_shard(), shards()));
+
+  const int worker_lanes = job_.is_worker() ? 2 * shards() : 0;
+  std::function<Status(int)> body = [&](int lane) -> Status {
+    if (lane < worker_lanes) {
+      return lane < shards() ? send_shard(lane) : receive_shard(lane - shards());
+    }
+    int shard_lane = lane - worker_lanes;
+    return shard_lane < job_.nodes ? read_worker(shard_lane) : aggregate();
+  };
+  std::function<void()> on_failure = [this] { abort(); };
+  return lanes_->run(body, on_failure).with_context("rank " + std::to_string(job_.rank) + ": omni: ");
+}
+
+// Worker side: stream this worker's non-zero blocks of `shard` in index order.
+Status OmniCollective::send_shard(int shard) {
+  Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
+  const BlockRange range = layout_.shard_range(shard, shards());
+  std::vector<uint64_t> indices;
+  if (options_.dense) {
+    for (uint64_t b = range.begin; b < range.end; ++b) indices.push_back(b);
+  } else {
+    find_nonzero_blocks(in_.data, layout_, range, indices);
+  }
+  const size_t per_frame = blocks_per_frame();
+  std::vector<iovec> iov;
+  size_t pos = 0;
+  do {
+    const size_t n = std::min(per_frame, indices.size() - pos);
+    BatchHeader header{static_cast<uint32_t>(n), 0,
+                       pos + n < indices.size() ? indices[pos + n] : kEndOfStream};
+    std::span<const uint64_t> chunk(indices.data() + pos, n);
+    gather_batch_iovecs(header, chunk, in_.data, layout_, elem_size_, iov);
+    OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kBlocks, 0, seq_, iov));
+    pos += n;
+  } while (pos < indices.size());
+  return Status::ok();
+}
+
+// Worker side: write the reduced blocks of `shard` into the output.
+Status OmniCollective::receive_shard(int shard) {
+  Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
+  const BlockRange range = layout_.shard_range(shard, shards());
+  auto* out = static_cast<uint8_t*>(out_.data);
+  // Blocks no worker holds are never sent: out-of-place, they must be zeroed;
+  // in place, they are already zero in the input.
+  if (out_.data != in_.data)
+    std::memset(out + layout_.block_begin(range.begin) * elem_size_, 0, layout_.elements_in(range) * elem_size_);
+  Frame frame;
+  BatchView view;
+  while (true) {
+    OMNIB_RETURN_IF_ERROR(link.recv(frame));
+    OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kResult, seq_, link.peer_rank()));
+    OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, range, view));
+    for (uint32_t i = 0; i < view.count; ++i) {
+      const uint64_t b = view.indices[i];
+      std::memcpy(out + layout_.block_begin(b) * elem_size_, view.values + view.value_offsets[i],
+                  layout_.block_length(b) * elem_size_);
+    }
+    if (view.next == kEndOfStream) return Status::ok();
+  }
+}
+
+// Shard side: move batches from one worker's link into the aggregator, keeping
+// at most window_frames of them buffered (TCP back-pressure does the rest).
+Status OmniCollective::read_worker(int worker) {
+  const int shard = my_shard();
+  Connection& link = *links_.acceptor_end[link_id(worker, shard)];
+  const BlockRange range = layout_.shard_range(shard, shards());
+  while (true) {
+    Frame frame;
+    {
+      std::unique_lock lock(shard_mu_);
+      shard_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->queued(worker) < options_.window_frames; });
+      if (shard_aborted_) return unavailable_error("aborted");
+      frame = aggregator_->take_spare_frame();
+    }
+    OMNIB_RETURN_IF_ERROR(link.recv(frame));
+    OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, worker));
+    BatchView view;
+    OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, range, view));
+    const bool last = view.next == kEndOfStream;
+    {
+      std::lock_guard lock(shard_mu_);
+      OMNIB_RETURN_IF_ERROR(aggregator_->push(worker, std::move(frame), std::move(view)));
+      shard_cv_.notify_all();
+    }
+    if (last) return Status::ok();
+  }
+}
+
+// Shard side: reduce blocks as they become complete and stream the sums to
+// every worker, flushing whenever the shard would otherwise wait.
+Status OmniCollective::aggregate() {
+  const int shard = my_shard();
+  ResultBatch batch;
+  std::vector<iovec> iov;
+  const size_t per_frame = blocks_per_frame();
+  auto flush = [&](uint64_t next) -> Status {
+    BatchHeader header{static_cast<uint32_t>(batch.indices.size()), 0, next};
+    iov.clear();
+    iov.push_back({&header, sizeof(header)});
+    if (!batch.indices.empty()) {
+      iov.push_back({batch.indices.data(), batch.indices.size() * sizeof(uint64_t)});
+      iov.push_back({batch.values.data(), batch.values.size()});
+    }
+    for (int w = 0; w < job_.nodes; ++w)
+      OMNIB_RETURN_IF_ERROR(links_.acceptor_end[link_id(w, shard)]->send(wire::FrameType::kResult, 0, seq_, iov));
+    batch.clear();
+    return Status::ok();
+  };
+
+  while (true) {
+    ShardAggregator::Progress progress;
+    uint64_t next;
+    int waiting_on = -1;  // advance() names the worker it waits for
+    {
+      std::unique_lock lock(shard_mu_);
+      while (true) {
+        if (shard_aborted_) return unavailable_error("aborted");
+        progress = aggregator_->advance(batch, per_frame, &waiting_on);
+        shard_cv_.notify_all();  // consumed batches free window space
+        // Wait for input only when there is nothing to send meanwhile.
+        if (progress != ShardAggregator::Progress::kNeedInput || !batch.indices.empty()) break;
+        const uint64_t before = aggregator_->pushes();
+        shard_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
+      }
+      next = aggregator_->global_next();
+    }
+    OMNIB_RETURN_IF_ERROR(flush(next));
+    // The batch that announces the end is the stream's last, even when it
+    // was full (then advance() would report kDone only on the next call).
+    if (next == kEndOfStream) return Status::ok();
+  }
+}
+
+WireCost OmniCollective::analytic_cost(const CostInputs& c, bool dense) {
+  const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
+  const double block_bytes = static_cast<double>(c.block_size * c.elem_size);
+  const double d = dense ? 1.0 : c.block_density;
+  const double u = dense ? 1.0 : c.union_block_density;
+  const int shards = c.aggregators > 0 ? c.aggregators : c.nodes;
+  const double per_frame = std::max(1.0, std::floor(static_cast<double>(OmniOptions{}.frame_bytes) / block_bytes));
+  // A stream of k blocks costs k blocks with their indices, plus one
+  // frame header and batch header per frame (at least one frame).
+  auto stream = [&](double blocks) {
+    double frames = std::max(1.0, std::ceil(blocks / per_frame));
+    return blocks * (block_bytes + 8) + frames * (32 + 16);
+  };
+  const double shard_blocks = nb / shards;
+  if (c.aggregators == 0) {
+    const double upload = (c.nodes - 1) * stream(d * shard_blocks);
+    const double download = (c.nodes - 1) * stream(u * shard_blocks);
+    return {upload + download, c.nodes * (upload + download)};
+  }
+  const double worker_sent = shards * stream(d * shard_blocks);
+  const double aggregator_sent = c.nodes * stream(u * shard_blocks);
+  return {std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent};
+}
+
+namespace {
+const CollectiveRegistration kOmni(CollectiveInfo{
+    "omni",
+    "block-sparse streaming aggregation (OmniReduce): only non-zero blocks cross the wire",
+    true,
+    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    [](const CollectiveSetup& s) { return OmniCollective::create(s, OmniOptions{}); },
+    [](const CostInputs& c) { return OmniCollective::analytic_cost(c, false); },
+});
+}  // namespace
+
+}  // namespace omnib

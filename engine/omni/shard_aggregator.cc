@@ -1,0 +1,103 @@
+#include "engine/omni/shard_aggregator.h"
+
+#include <cstring>
+#include <string>
+
+#include "engine/reduce_ops.h"
+
+namespace omnib {
+
+ShardAggregator::ShardAggregator(int workers, DType dtype)
+    : dtype_(dtype), elem_size_(dtype_size(dtype)), workers_(static_cast<size_t>(workers)) {}
+
+void ShardAggregator::reset(const BlockLayout& layout, BlockRange) {
+  layout_ = layout;
+  for (auto& w : workers_) {
+    while (!w.pending.empty()) {
+      spare_frames_.push_back(std::move(w.pending.front().frame));
+      w.pending.pop_front();
+    }
+    w = WorkerState{};
+  }
+}
+
+Status ShardAggregator::push(int worker, Frame frame, BatchView view) {
+  WorkerState& w = workers_[static_cast<size_t>(worker)];
+  ++pushes_;
+  const uint64_t first = view.count > 0 ? view.indices[0] : view.next;
+  if (w.started && (w.last_announced == kEndOfStream || first != w.last_announced))
+    return unavailable_error("worker " + std::to_string(worker) + " sent a batch starting at block " +
+                             std::to_string(first) + " after announcing " + std::to_string(w.last_announced));
+  w.started = true;
+  w.last_announced = view.next;
+  if (!w.next_known) {
+    w.next = first;
+    w.next_known = true;
+  }
+  if (view.count == 0) {
+    spare_frames_.push_back(std::move(frame));
+    return Status::ok();
+  }
+  w.pending.push_back(Pending{std::move(frame), std::move(view), 0});
+  return Status::ok();
+}
+
+uint64_t ShardAggregator::global_next() const {
+  uint64_t t = kEndOfStream;
+  for (const auto& w : workers_) t = std::min(t, w.next);
+  return t;
+}
+
+Frame ShardAggregator::take_spare_frame() {
+  if (spare_frames_.empty()) return Frame{};
+  Frame f = std::move(spare_frames_.back());
+  spare_frames_.pop_back();
+  return f;
+}
+
+ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on) {
+  while (true) {
+    if (out.indices.size() >= max_blocks) return Progress::kBatchFull;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      if (!workers_[i].next_known) {
+        *waiting_on = static_cast<int>(i);
+        return Progress::kNeedInput;
+      }
+    }
+    const uint64_t t = global_next();
+    if (t == kEndOfStream) return Progress::kDone;
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      if (workers_[i].next == t && workers_[i].pending.empty()) {
+        *waiting_on = static_cast<int>(i);
+        return Progress::kNeedInput;
+      }
+    }
+    // Every worker that holds block t has delivered it: sum in rank order.
+    const size_t len_bytes = layout_.block_length(t) * elem_size_;
+    const size_t offset = out.values.size();
+    out.values.resize(offset + len_bytes);
+    uint8_t* dst = out.values.data() + offset;
+    bool first = true;
+    for (auto& w : workers_) {
+      if (w.next != t) continue;
+      Pending& p = w.pending.front();
+      const uint8_t* src = p.view.values + p.view.value_offsets[p.cursor];
+      if (first) {
+        std::memcpy(dst, src, len_bytes);
+        first = false;
+      } else {
+        add_into(dtype_, dst, src, len_bytes / elem_size_);
+      }
+      if (++p.cursor == p.view.count) {
+        w.next = p.view.next;
+        spare_frames_.push_back(std::move(p.frame));
+        w.pending.pop_front();
+      } else {
+        w.next = p.view.indices[p.cursor];
+      }
+    }
+    out.indices.push_back(t);
+  }
+}
+
+}  // namespace omnib

@@ -1,0 +1,88 @@
+// The aggregation logic of one shard, free of threads and sockets so it can be
+// tested on its own. Not thread-safe: the owner serializes calls.
+//
+// Each worker streams its non-zero blocks of the shard in increasing index,
+// every batch announcing the index that follows it (the look-ahead). The next
+// block to finish is t = min over workers of next[w]; it needs only the workers
+// whose next is t. Their values are summed in rank order (deterministic) and t
+// is emitted. Blocks zero on every worker are never seen and never emitted.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "engine/block_layout.h"
+#include "engine/omni/block_batch.h"
+#include "engine/tensor.h"
+#include "engine/transport/connection.h"
+
+namespace omnib {
+
+// Reduced blocks waiting to be sent, in index order.
+struct ResultBatch {
+  std::vector<uint64_t> indices;
+  std::vector<uint8_t> values;
+  void clear() {
+    indices.clear();
+    values.clear();
+  }
+};
+
+class ShardAggregator {
+ public:
+  enum class Progress {
+    kBatchFull,  // `out` holds max_blocks blocks: send them, then call again
+    kNeedInput,  // waiting for a batch from worker *waiting_on
+    kDone,       // every worker's stream ended and everything was emitted
+  };
+
+  ShardAggregator(int workers, DType dtype);
+
+  // Starts a new collective over `range` of `layout`.
+  void reset(const BlockLayout& layout, BlockRange range);
+
+  // Takes a batch from `worker`; frames of one worker arrive in stream order.
+  // Fails on a protocol violation (a batch that does not start at the index
+  // the previous one announced).
+  Status push(int worker, Frame frame, BatchView view);
+
+  // Counts push() calls: a waiter can tell that new input arrived.
+  uint64_t pushes() const { return pushes_; }
+
+  // Batches from `worker` not yet fully consumed.
+  size_t queued(int worker) const { return workers_[static_cast<size_t>(worker)].pending.size(); }
+
+  // Emits finished blocks into `out` until it holds max_blocks, input is
+  // missing, or the shard is done.
+  Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on);
+
+  // Index of the next block this shard will emit, or kEndOfStream.
+  uint64_t global_next() const;
+
+  // A consumed frame whose buffer can be reused for the next receive.
+  Frame take_spare_frame();
+
+ private:
+  struct Pending {
+    Frame frame;
+    BatchView view;
+    uint32_t cursor = 0;
+  };
+  struct WorkerState {
+    std::deque<Pending> pending;
+    uint64_t next = kEndOfStream;
+    bool next_known = false;
+    bool started = false;                 // a batch of this collective arrived
+    uint64_t last_announced = kEndOfStream;  // look-ahead of the last batch pushed
+  };
+
+  DType dtype_;
+  size_t elem_size_;
+  BlockLayout layout_{0, 1};
+  std::vector<WorkerState> workers_;
+  std::vector<Frame> spare_frames_;
+  uint64_t pushes_ = 0;
+};
+
+}  // namespace omnib

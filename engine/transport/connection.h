@@ -1,0 +1,82 @@
+// The transport seam: one bidirectional, framed, byte-counted link between two
+// ranks (or within one process). Implementations: tcp_connection (sockets),
+// local_connection (in-process queue). A future RDMA transport implements the
+// same interface.
+//
+// Threading: one thread may send while another receives on the same
+// connection; two concurrent senders (or receivers) are not allowed.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/status.h"
+#include "engine/transport/frame_format.h"
+
+namespace omnib {
+
+struct ByteCounters {
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  ByteCounters operator-(const ByteCounters& o) const { return {sent - o.sent, received - o.received}; }
+  ByteCounters& operator+=(const ByteCounters& o) {
+    sent += o.sent;
+    received += o.received;
+    return *this;
+  }
+};
+
+// A received frame. `payload` is reused between receives to avoid allocation.
+struct Frame {
+  wire::FrameHeader header{};
+  std::vector<uint8_t> payload;
+  wire::FrameType type() const { return static_cast<wire::FrameType>(header.type); }
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // Sends one frame whose payload is the concatenation of `parts`. Blocks until
+  // the bytes are handed to the transport or the timeout passes (kTimeout).
+  // The caller keeps ownership of the memory; it may be reused on return.
+  virtual Status send(wire::FrameType type, uint32_t tag, uint64_t seq,
+                      std::span<const iovec> parts) = 0;
+
+  // Receives the next frame into `frame`, validating the header (magic,
+  // version, job id, length). Blocks at most the timeout (kTimeout); a closed
+  // peer gives kUnavailable.
+  virtual Status recv(Frame& frame) = 0;
+
+  // Bytes this connection put on / took off the wire, headers included.
+  // Zero for connections that never leave the process.
+  virtual ByteCounters counters() const = 0;
+
+  // True when bytes cross a network (counted as wire bytes).
+  virtual bool on_wire() const = 0;
+
+  // Unblocks any thread waiting in send or recv; later calls fail. Safe to call
+  // from any thread, any number of times.
+  virtual void abort() = 0;
+
+  virtual int peer_rank() const = 0;
+
+  // Convenience for a single contiguous payload.
+  Status send_bytes(wire::FrameType type, uint32_t tag, uint64_t seq, const void* data, size_t n) {
+    iovec part{const_cast<void*>(data), n};
+    return send(type, tag, seq, std::span<const iovec>(&part, n ? 1 : 0));
+  }
+};
+
+// Fills a header for an outgoing frame.
+wire::FrameHeader make_header(wire::FrameType type, uint32_t job_id, uint32_t tag, uint64_t seq,
+                              uint64_t length);
+// Checks a received header; the message names the peer and what was wrong.
+Status validate_header(const wire::FrameHeader& h, uint32_t job_id, int peer_rank);
+
+}  // namespace omnib

@@ -1,0 +1,43 @@
+// The frame format every omni-bench transport speaks. Prose: docs/wire-format.md.
+//
+// A frame is a fixed 32-byte header followed by `length` payload bytes. All
+// integers are little-endian (the only byte order we build for).
+#pragma once
+
+#include <cstdint>
+
+namespace omnib::wire {
+
+constexpr uint32_t kMagic = 0x424e4d4f;  // "OMNB" as bytes on the wire
+constexpr uint16_t kVersion = 1;
+// Upper bound for one frame's payload; a header announcing more is rejected
+// before any allocation, so a corrupt or hostile peer cannot exhaust memory.
+constexpr uint64_t kMaxPayload = uint64_t{1} << 30;
+
+// What a frame carries. Values are part of the wire format: append only.
+enum class FrameType : uint16_t {
+  kHello = 1,        // first frame on a link: HelloPayload
+  kBlocks = 2,       // worker -> shard: a batch of non-zero blocks (BlockBatch)
+  kResult = 3,       // shard -> worker: a batch of reduced blocks (BlockBatch)
+  kDense = 4,        // a dense slice of a tensor (ring and other baselines)
+  kSparse = 5,       // an index/value list (sparse baselines)
+  kControl = 6,      // small control messages
+};
+
+struct FrameHeader {
+  uint32_t magic;
+  uint16_t version;
+  uint16_t type;    // FrameType
+  uint32_t job_id;  // random per run: frames from another run are rejected
+  uint32_t tag;     // which logical stream of the link (collective-defined)
+  uint64_t seq;     // collective sequence number
+  uint64_t length;  // payload bytes that follow
+};
+static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
+
+struct HelloPayload {
+  uint32_t rank;     // the dialing rank
+  uint32_t link_id;  // which link of the plan this connection is
+};
+
+}  // namespace omnib::wire

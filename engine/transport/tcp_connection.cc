@@ -1,0 +1,82 @@
+#include "engine/transport/tcp_connection.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "engine/transport/socket_util.h"
+
+namespace omnib {
+
+TcpConnection::TcpConnection(int fd, int peer_rank, uint32_t job_id)
+    : fd_(fd), peer_rank_(peer_rank), job_id_(job_id), name_("tcp link to rank " + std::to_string(peer_rank)) {}
+
+TcpConnection::~TcpConnection() { close(fd_); }
+
+void TcpConnection::abort() {
+  if (!aborted_.exchange(true)) shutdown(fd_, SHUT_RDWR);
+}
+
+Status TcpConnection::send_iovecs(iovec* iov, size_t count) {
+  while (count > 0) {
+    msghdr msg{};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = std::min<size_t>(count, IOV_MAX);
+    ssize_t w = sendmsg(fd_, &msg, MSG_NOSIGNAL);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK)
+        return timeout_error(name_ + ": send made no progress within the timeout (is the peer stuck?)");
+      return unavailable_error(name_ + ": send failed: " + std::strerror(errno));
+    }
+    sent_.fetch_add(static_cast<uint64_t>(w), std::memory_order_relaxed);
+    auto done = static_cast<size_t>(w);
+    while (count > 0 && done >= iov->iov_len) {
+      done -= iov->iov_len;
+      ++iov;
+      --count;
+    }
+    if (count > 0) {
+      iov->iov_base = static_cast<char*>(iov->iov_base) + done;
+      iov->iov_len -= done;
+    }
+  }
+  return Status::ok();
+}
+
+Status TcpConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) {
+  if (aborted_) return unavailable_error(name_ + ": connection was aborted");
+  uint64_t length = 0;
+  for (const auto& p : parts) length += p.iov_len;
+  wire::FrameHeader header = make_header(type, job_id_, tag, seq, length);
+  // A small stack array covers the common case; large gathers go to the heap.
+  constexpr size_t kInline = 64;
+  iovec inline_iov[kInline];
+  std::vector<iovec> heap_iov;
+  iovec* iov = inline_iov;
+  if (parts.size() + 1 > kInline) {
+    heap_iov.resize(parts.size() + 1);
+    iov = heap_iov.data();
+  }
+  iov[0] = {&header, sizeof(header)};
+  size_t n = 1;
+  for (const auto& p : parts)
+    if (p.iov_len) iov[n++] = p;
+  return send_iovecs(iov, n);
+}
+
+Status TcpConnection::recv(Frame& frame) {
+  if (aborted_) return unavailable_error(name_ + ": connection was aborted");
+  OMNIB_RETURN_IF_ERROR(read_all(fd_, &frame.header, sizeof(frame.header), name_));
+  OMNIB_RETURN_IF_ERROR(validate_header(frame.header, job_id_, peer_rank_));
+  frame.payload.resize(frame.header.length);
+  if (frame.header.length) OMNIB_RETURN_IF_ERROR(read_all(fd_, frame.payload.data(), frame.header.length, name_));
+  received_.fetch_add(sizeof(frame.header) + frame.header.length, std::memory_order_relaxed);
+  return Status::ok();
+}
+
+}  // namespace omnib

@@ -1,0 +1,39 @@
+// Connection over a connected TCP socket. Owns the fd.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <string>
+
+#include "engine/transport/connection.h"
+
+namespace omnib {
+
+class TcpConnection final : public Connection {
+ public:
+  // `fd` must be connected and configured (configure_stream_socket).
+  TcpConnection(int fd, int peer_rank, uint32_t job_id);
+  ~TcpConnection() override;
+  TcpConnection(const TcpConnection&) = delete;
+  TcpConnection& operator=(const TcpConnection&) = delete;
+
+  Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
+  Status recv(Frame& frame) override;
+  ByteCounters counters() const override { return {sent_.load(), received_.load()}; }
+  bool on_wire() const override { return true; }
+  void abort() override;
+  int peer_rank() const override { return peer_rank_; }
+
+ private:
+  Status send_iovecs(iovec* iov, size_t count);
+
+  int fd_;
+  int peer_rank_;
+  uint32_t job_id_;
+  std::string name_;
+  std::atomic<uint64_t> sent_{0};
+  std::atomic<uint64_t> received_{0};
+  std::atomic<bool> aborted_{false};
+};
+
+}  // namespace omnib

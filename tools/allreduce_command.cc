@@ -1,0 +1,71 @@
+#include "tools/allreduce_command.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "tools/allreduce_runner.h"
+#include "tools/launch_env.h"
+#include "tools/local_launcher.h"
+#include "tools/report/atomic_file.h"
+#include "tools/report/json_reporter.h"
+#include "tools/report/table_reporter.h"
+
+namespace omnib {
+namespace {
+
+int usage_failure(const Status& s) {
+  std::fprintf(stderr, "omni-bench: %s\n", s.message().c_str());
+  return exit_code(s.code());
+}
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+}  // namespace
+
+int run_allreduce_command(AllreduceOptions& options, const std::vector<std::string>& argv) {
+  auto launch = detect_launch_env();
+  if (!launch.is_ok()) return usage_failure(launch.status());
+  const bool is_rank = launch.value().has_value();
+  const bool launched_by_us = is_rank && launch.value()->launcher == "omni-bench";
+  const int local_ranks = is_rank ? 1 : options.nodes + options.aggregators;
+  Status valid = validate_allreduce_options(options, local_ranks);
+  if (!valid.is_ok()) return usage_failure(valid);
+
+  if (!is_rank) {
+    // The launcher checks what would otherwise fail in every rank.
+    if (!options.json_path.empty()) {
+      Status s = refuse_to_overwrite(options.json_path, options.force, "--force to replace it");
+      if (!s.is_ok()) return usage_failure(s);
+    }
+    LocalLaunchPlan plan;
+    plan.world = options.nodes + options.aggregators;
+    plan.argv = argv;
+    plan.argv[0] = "/proc/self/exe";
+    plan.grace = std::chrono::seconds(options.timeout_s + 5);
+    return launch_local(plan);
+  }
+
+  const LaunchEnv& env = *launch.value();
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  if (env.rank == 0) {
+    reporters.push_back(std::make_unique<TableReporter>(stdout));
+    if (!options.json_path.empty()) {
+      // Under our own launcher the parent already checked (and the file may
+      // now be ours); under an external launcher rank 0 checks.
+      if (!launched_by_us) {
+        Status s = refuse_to_overwrite(options.json_path, options.force, "--force to replace it");
+        if (!s.is_ok()) return usage_failure(s);
+      }
+      reporters.push_back(std::make_unique<JsonReporter>(options.json_path));
+    }
+  }
+  std::vector<std::string> shown = argv;
+  shown[0] = "omni-bench";
+  return run_allreduce_rank(options, env, join(shown), std::move(reporters));
+}
+
+}  // namespace omnib

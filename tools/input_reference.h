@@ -1,0 +1,28 @@
+// Builds a configuration's inputs: this rank's tensor, the reference sum of all
+// ranks' tensors (every rank computes it locally from the seeds), and the
+// measured sparsity of the inputs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/tensor.h"
+#include "tools/report/result_record.h"
+#include "tools/workloads/workload.h"
+
+namespace omnib {
+
+struct PreparedInputs {
+  InputStats stats;
+};
+
+// Fills `mine` with rank's input and `reference` with the sum over all
+// `nodes` ranks (summed in rank order). `scratch` is a tensor-sized buffer.
+PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, size_t block_size,
+                              const TensorView& mine, const TensorView& reference, const TensorView& scratch);
+
+// Elements of `out` that differ from `reference` (exact comparison: the
+// workloads' values sum exactly in any order).
+uint64_t count_wrong(const TensorView& out, const TensorView& reference);
+
+}  // namespace omnib

@@ -1,0 +1,93 @@
+#include "tools/launch_env.h"
+
+#include <cstdlib>
+
+#include "engine/transport/socket_util.h"
+
+namespace omnib {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+Result<int> env_int(const char* name, int min) {
+  const char* v = env(name);
+  char* end = nullptr;
+  long x = std::strtol(v, &end, 10);
+  if (*end != '\0' || x < min || x > 1 << 20)
+    return usage_error(std::string(name) + "='" + v + "' is not a valid rank or size");
+  return static_cast<int>(x);
+}
+
+// One launcher's pair of rank/size variables.
+struct Source {
+  const char* launcher;
+  const char* rank_var;
+  const char* size_var;
+};
+
+}  // namespace
+
+Result<std::optional<LaunchEnv>> detect_launch_env() {
+  LaunchEnv e;
+  if (env(launch_vars::kRank)) {
+    auto r = env_int(launch_vars::kRank, 0);
+    auto w = env_int(launch_vars::kWorld, 1);
+    if (!r.is_ok()) return r.status();
+    if (!w.is_ok()) return w.status();
+    if (!env(launch_vars::kStore)) return usage_error(std::string(launch_vars::kStore) + " is not set");
+    e.rank = r.value();
+    e.world = w.value();
+    e.launcher = "omni-bench";
+    e.store_address = env(launch_vars::kStore);
+    e.bind_host = env(launch_vars::kBind) ? env(launch_vars::kBind) : "127.0.0.1";
+    if (env(launch_vars::kJobId)) e.job_id = static_cast<uint32_t>(std::strtoul(env(launch_vars::kJobId), nullptr, 10));
+    return std::optional<LaunchEnv>(e);
+  }
+
+  const Source sources[] = {
+      {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"mpich", "PMI_RANK", "PMI_SIZE"},
+      {"slurm", "SLURM_PROCID", "SLURM_NTASKS"},
+      {"torchrun", "RANK", "WORLD_SIZE"},
+  };
+  for (const auto& s : sources) {
+    if (!env(s.rank_var) && !env(s.size_var)) continue;
+    if (!env(s.rank_var) || !env(s.size_var))
+      return usage_error(std::string(s.launcher) + " environment is incomplete: set both " + s.rank_var + " and " +
+                         s.size_var);
+    auto r = env_int(s.rank_var, 0);
+    auto w = env_int(s.size_var, 1);
+    if (!r.is_ok()) return r.status();
+    if (!w.is_ok()) return w.status();
+    if (r.value() >= w.value())
+      return usage_error(std::string(s.rank_var) + "=" + std::to_string(r.value()) + " is not below " + s.size_var +
+                         "=" + std::to_string(w.value()));
+    e.rank = r.value();
+    e.world = w.value();
+    e.launcher = s.launcher;
+    if (e.world == 1) return std::optional<LaunchEnv>();  // a single task: launch locally as usual
+    const char* addr = env("MASTER_ADDR");
+    const char* port = env("MASTER_PORT");
+    if (!addr || !port)
+      return usage_error(std::string(s.launcher) + " started " + std::to_string(e.world) +
+                         " ranks, but MASTER_ADDR and MASTER_PORT are not set: export them (the host and a free port "
+                         "of rank 0) so the ranks can rendezvous; omni-bench will not run " +
+                         std::to_string(e.world) + " independent jobs");
+    e.store_address = std::string(addr) + ":" + port;
+    e.host_store = e.rank == 0;
+    if (env(launch_vars::kBind)) {
+      e.bind_host = env(launch_vars::kBind);
+    } else {
+      auto src = route_source_address(addr);
+      if (!src.is_ok()) return src.status().with_context("choosing the interface to reach MASTER_ADDR: ");
+      e.bind_host = src.value();
+    }
+    return std::optional<LaunchEnv>(e);
+  }
+  return std::optional<LaunchEnv>();
+}
+
+}  // namespace omnib

@@ -1,0 +1,37 @@
+// Who launched this process and where its rendezvous store is: the local
+// launcher (OMNI_BENCH_*), mpirun, Slurm, or a torchrun-style environment.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/status.h"
+
+namespace omnib {
+
+struct LaunchEnv {
+  int rank = 0;
+  int world = 1;
+  std::string launcher;       // "omni-bench", "mpirun", "slurm", "torchrun", "mpich"
+  std::string store_address;  // host:port of the rendezvous store
+  bool host_store = false;    // this rank serves the store (external launchers: rank 0)
+  std::string bind_host;      // interface address to listen on for peer links
+  uint32_t job_id = 0;        // 0: take it from the store
+};
+
+// nullopt when no launcher environment is present (the process should launch
+// ranks itself). A launcher environment that is incomplete or inconsistent is
+// an error that says which variables to set.
+Result<std::optional<LaunchEnv>> detect_launch_env();
+
+// Variables the local launcher sets in each child.
+namespace launch_vars {
+constexpr const char* kRank = "OMNI_BENCH_RANK";
+constexpr const char* kWorld = "OMNI_BENCH_WORLD_SIZE";
+constexpr const char* kStore = "OMNI_BENCH_STORE";
+constexpr const char* kJobId = "OMNI_BENCH_JOB_ID";
+constexpr const char* kBind = "OMNI_BENCH_BIND";  // also honoured under external launchers
+}  // namespace launch_vars
+
+}  // namespace omnib

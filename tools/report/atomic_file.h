@@ -1,0 +1,18 @@
+// Writing result files so that a reader never sees half a file and nothing is
+// replaced by accident.
+#pragma once
+
+#include <string>
+
+#include "engine/status.h"
+
+namespace omnib {
+
+// Writes `contents` to a temporary file beside `path`, then renames it over
+// `path` (atomic on POSIX file systems).
+Status write_file_atomically(const std::string& path, const std::string& contents);
+
+// Usage error when `path` exists and replacing it was not asked for.
+Status refuse_to_overwrite(const std::string& path, bool force, const std::string& flag_hint);
+
+}  // namespace omnib

@@ -1,0 +1,29 @@
+#include "tools/report/json_reporter.h"
+
+#include "tools/report/atomic_file.h"
+
+namespace omnib {
+
+Status JsonReporter::begin(const RunContext& context) {
+  context_ = {{"schema_version", kSchemaVersion},
+              {"tool", "omni-bench"},
+              {"command_line", context.command_line},
+              {"configuration", context.configuration},
+              {"environment", context.environment}};
+  return flush();
+}
+
+Status JsonReporter::add_group(const std::vector<ResultRecord>& group) {
+  for (const auto& r : group) results_.push_back(to_json(r));
+  return flush();
+}
+
+Status JsonReporter::finish() { return flush(); }
+
+Status JsonReporter::flush() {
+  nlohmann::json doc = context_;
+  doc["results"] = results_;
+  return write_file_atomically(path_, doc.dump(2) + "\n");
+}
+
+}  // namespace omnib

@@ -1,0 +1,86 @@
+#include "tools/report/table_reporter.h"
+
+#include <string>
+
+namespace omnib {
+namespace {
+
+std::string short_bytes(std::optional<double> b) {
+  if (!b) return "n/a";
+  char buf[32];
+  double v = *b;
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof(buf), "%.2fG", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof(buf), "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof(buf), "%.1fK", v / 1e3);
+  else
+    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  return buf;
+}
+
+}  // namespace
+
+Status TableReporter::begin(const RunContext& context) {
+  std::fprintf(out_, "# omni-bench %s\n", context.environment.value("version", "?").c_str());
+  std::fprintf(out_, "# %s\n", context.command_line.c_str());
+  const auto& env = context.environment;
+  std::fprintf(out_, "# ranks: %d workers + %d aggregators, launcher %s, hosts %s\n",
+               env.value("nodes", 0), env.value("aggregators", 0), env.value("launcher", "?").c_str(),
+               env.contains("hosts") ? env["hosts"].dump().c_str() : "?");
+  std::fprintf(out_, "# times are per iteration, max over ranks; busbw uses the dense convention algbw*2(n-1)/n;\n");
+  std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes\n");
+  std::fprintf(out_, "#\n");
+  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s\n", "size(B)", "count",
+               "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
+               "wire/rank", "model", "speedup", "#wrong");
+  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s\n", "", "", "", "",
+               "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "vs last", "");
+  std::fflush(out_);
+  return Status::ok();
+}
+
+Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
+  // Speedup column: against the last non-skipped algorithm of the group (the
+  // JSON carries speedups against every other).
+  std::string reference;
+  for (const auto& r : group)
+    if (!r.skipped) reference = r.algo;
+  for (const auto& r : group) {
+    if (r.skipped) {
+      std::fprintf(out_, "%12llu %11llu %6s %-16s  skipped: %s\n", static_cast<unsigned long long>(r.size_bytes),
+                   static_cast<unsigned long long>(r.count), r.dtype.c_str(), r.algo.c_str(), r.skip_reason.c_str());
+      continue;
+    }
+    std::string speedup = "-";
+    auto it = r.speedup_vs.find(reference);
+    if (it != r.speedup_vs.end()) {
+      char buf[32];
+      std::snprintf(buf, sizeof(buf), "%.2fx", it->second);
+      speedup = buf;
+    }
+    std::string wrong = r.checked ? std::to_string(r.wrong_elements) : "N/A";
+    std::fprintf(out_, "%12llu %11llu %6s %-16s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s\n",
+                 static_cast<unsigned long long>(r.size_bytes), static_cast<unsigned long long>(r.count),
+                 r.dtype.c_str(), r.algo.c_str(), r.inputs.element_density, r.inputs.block_density,
+                 r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99, r.algbw_GBps,
+                 r.busbw_GBps, short_bytes(r.wire_sent_per_rank_max).c_str(),
+                 short_bytes(r.analytic_sent_per_rank_max).c_str(), speedup.c_str(), wrong.c_str());
+    ++rows_;
+    busbw_sum_ += r.busbw_GBps;
+    if (r.checked && !r.correct) ++wrong_rows_;
+    if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
+  }
+  std::fflush(out_);
+  return Status::ok();
+}
+
+Status TableReporter::finish() {
+  std::fprintf(out_, "# Out of bounds values : %d %s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK");
+  std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
+  std::fflush(out_);
+  return Status::ok();
+}
+
+}  // namespace omnib

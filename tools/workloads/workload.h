@@ -1,0 +1,54 @@
+// The workload seam: what each rank's input tensor holds. A workload is
+// deterministic in (seed, rank), so every rank can build every other rank's
+// input and compute the reference sum locally.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/status.h"
+#include "engine/tensor.h"
+
+namespace omnib {
+
+// How ranks' non-zero blocks coincide: independently at random, or a fraction
+// f of each rank's blocks shared by all ranks and the rest private (f = 1:
+// identical sets, f = 0: disjoint sets).
+struct Overlap {
+  bool random = true;
+  double shared_fraction = 0;
+  std::string text() const;
+};
+Result<Overlap> parse_overlap(const std::string& text);
+
+struct WorkloadSpec {
+  std::string name = "blocks";
+  double density = 0.1;  // fraction of non-zero elements per rank
+  size_t block_size = 256;
+  Overlap overlap;
+  uint64_t seed = 1;
+  int nodes = 1;
+  DType dtype = DType::kFloat32;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // Writes rank's input into `out` (count elements on the host).
+  virtual void fill(int rank, const TensorView& out) const = 0;
+};
+
+// Checks the spec (e.g. disjoint sets need density * nodes <= 1).
+Result<std::unique_ptr<Workload>> make_workload(const WorkloadSpec& spec);
+
+// Deterministic pseudo-random helpers shared by workloads.
+uint64_t mix64(uint64_t x);
+inline double unit_interval(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
+// A non-zero value for element `index` of `rank`: small integers (halves for
+// float) so that sums in any order are exact and every algorithm can be
+// checked bit for bit.
+void write_nonzero_values(DType dtype, uint64_t seed, int rank, size_t first_index, size_t n, void* dst);
+
+}  // namespace omnib
