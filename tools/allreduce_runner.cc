@@ -112,6 +112,7 @@ class RankRun {
     setup.device = o_.device;
     setup.timeout = std::chrono::milliseconds(o_.timeout_s * 1000);
     setup.links = links_.get();
+    setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
     // A backend every rank cannot run is skipped everywhere, so ranks agree.
@@ -297,6 +298,7 @@ class RankRun {
         }
       }
       r.time_us = summarize(times);
+      r.samples_us = times;
       const double seconds = r.time_us.median * 1e-6;
       r.algbw_GBps = seconds > 0 ? static_cast<double>(r.size_bytes) / seconds / 1e9 : 0;
       r.busbw_GBps = job_.nodes > 1 ? r.algbw_GBps * 2.0 * (job_.nodes - 1) / job_.nodes : r.algbw_GBps;

@@ -48,6 +48,7 @@ json to_json(const ResultRecord& r) {
   if (r.skipped) j["skip_reason"] = r.skip_reason;
   j["iters"] = r.iters;
   j["time_us"] = stats_json(r.time_us);
+  j["samples_us"] = r.samples_us;
   j["algbw_GBps"] = r.algbw_GBps;
   j["busbw_GBps"] = r.busbw_GBps;
   j["busbw_convention"] = "dense: algbw*2(n-1)/n";
@@ -89,6 +90,7 @@ ResultRecord record_from_json(const json& j) {
   r.skip_reason = j.value("skip_reason", "");
   r.iters = j.value("iters", 0);
   if (j.contains("time_us")) r.time_us = stats_from(j["time_us"]);
+  if (j.contains("samples_us")) r.samples_us = j["samples_us"].get<std::vector<double>>();
   r.algbw_GBps = j.value("algbw_GBps", 0.0);
   r.busbw_GBps = j.value("busbw_GBps", 0.0);
   if (j.contains("wire_bytes")) {

@@ -47,6 +47,7 @@ struct ResultRecord {
   std::string skip_reason;
   int iters = 0;
   TimeStats time_us;
+  std::vector<double> samples_us;  // per-iteration times (max over ranks), in run order
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   std::optional<double> wire_sent_per_rank_max;  // bytes per iteration

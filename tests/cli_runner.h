@@ -1,0 +1,28 @@
+// Runs the omni-bench binary as a child process for end-to-end tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace omnib::testing {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+  double seconds = 0;
+};
+
+// Runs OMNIB_BINARY with `args`, extra environment `env` ("K=V"), and a hard
+// wall-clock limit after which the process group is killed (exit_code -9).
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                  int limit_seconds = 120);
+
+// A fresh path in a per-test temporary folder (the file does not exist).
+std::string temp_path(const std::string& name);
+
+nlohmann::json read_json(const std::string& path);
+
+}  // namespace omnib::testing
