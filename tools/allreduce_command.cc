@@ -6,6 +6,7 @@
 #include "tools/allreduce_runner.h"
 #include "tools/launch_env.h"
 #include "tools/local_launcher.h"
+#include "tools/net/emulated_launch.h"
 #include "tools/report/atomic_file.h"
 #include "tools/report/json_reporter.h"
 #include "tools/report/table_reporter.h"
@@ -34,6 +35,10 @@ int run_allreduce_command(AllreduceOptions& options, const std::vector<std::stri
   const int local_ranks = is_rank ? 1 : options.nodes + options.aggregators;
   Status valid = validate_allreduce_options(options, local_ranks);
   if (!valid.is_ok()) return usage_failure(valid);
+  if (is_rank && !launched_by_us && options.net.emulate)
+    return usage_failure(usage_error("--net emulate runs every rank on this machine under omni-bench's own launcher, "
+                                     "but this process was started by " + launch.value()->launcher +
+                                     ": drop --net emulate, or run omni-bench without " + launch.value()->launcher));
 
   if (!is_rank) {
     // The launcher checks what would otherwise fail in every rank.
@@ -46,7 +51,7 @@ int run_allreduce_command(AllreduceOptions& options, const std::vector<std::stri
     plan.argv = argv;
     plan.argv[0] = "/proc/self/exe";
     plan.grace = std::chrono::seconds(options.timeout_s + 5);
-    return launch_local(plan);
+    return options.net.emulate ? launch_emulated(plan, options.net.link) : launch_local(plan);
   }
 
   const LaunchEnv& env = *launch.value();

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -21,7 +23,7 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 WorkloadSpec AllreduceOptions::workload_spec() const {
-  WorkloadSpec w;
+  WorkloadSpec w = workload.shape;
   w.density = density;
   w.block_size = block_size;
   w.overlap = overlap;
@@ -32,10 +34,11 @@ WorkloadSpec AllreduceOptions::workload_spec() const {
 }
 
 void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
-  cmd.add_option("-b,--minbytes", o.min_bytes_text, "smallest tensor size in bytes (K/M/G suffixes)")
-      ->capture_default_str();
-  cmd.add_option("-e,--maxbytes", o.max_bytes_text, "largest tensor size in bytes")->capture_default_str();
+  auto* min_bytes = cmd.add_option("-b,--minbytes", o.min_bytes_text, "smallest tensor size in bytes (K/M/G suffixes)")
+                        ->capture_default_str();
+  auto* max_bytes = cmd.add_option("-e,--maxbytes", o.max_bytes_text, "largest tensor size in bytes")->capture_default_str();
   cmd.add_option("-f,--stepfactor", o.step_factor, "multiply the size by this between steps")->capture_default_str();
+  auto* size_list = cmd.add_option("--sizes", o.sizes_text, "comma list of sizes in bytes (instead of -b/-e/-f)");
   cmd.add_option("-n,--iters", o.iters, "timed iterations per size and algorithm")->capture_default_str();
   cmd.add_option("-w,--warmup", o.warmup, "untimed warm-up iterations")->capture_default_str();
   cmd.add_option("-c,--check", o.check, "check results against the reference sum (0 or 1)")->capture_default_str();
@@ -45,10 +48,15 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("-J,--json", o.json_path, "write results as JSON to this file (docs/json-schema.md)");
   cmd.add_flag("--force", o.force, "replace the -J file if it exists");
   cmd.add_flag("--inplace", o.inplace, "reduce in place (output buffer = input buffer)");
-  cmd.add_option("--density", o.density, "fraction of non-zero elements per rank, in [0,1]")->capture_default_str();
+  auto* density = cmd.add_option("--density", o.density, "fraction of non-zero elements per rank, in [0,1]")
+                      ->capture_default_str();
   cmd.add_option("--block-size", o.block_size, "elements per block")->capture_default_str();
   cmd.add_option("--overlap", o.overlap_text, "how ranks' non-zero blocks coincide: random, full, none, or a fraction")
       ->capture_default_str();
+  cmd.add_option("--workload", o.workload_text,
+                 "input generator: blocks, scattered, zipf[:ALPHA], topk, npy, preset:NAME (docs/workloads.md)")
+      ->capture_default_str();
+  cmd.add_option("--input", o.input_dir, "folder of rank0.npy, rank1.npy, ... for --workload npy");
   cmd.add_option("--seed", o.seed, "seed of the generated inputs")->capture_default_str();
   auto* nodes = cmd.add_option("--nodes", o.nodes, "worker ranks (forked locally unless launched by mpirun/srun/torchrun)")
                     ->capture_default_str();
@@ -56,7 +64,13 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
       ->capture_default_str();
   cmd.add_option("--algo", o.algo_text, "comma list of algorithms")->capture_default_str();
   cmd.add_option("--device", o.device_text, "where tensors live: cpu or cuda")->capture_default_str();
-  cmd.callback([&o, nodes] { o.nodes_given = nodes->count() > 0; });
+  bind_threshold_options(cmd, o.thresholds);
+  bind_net_options(cmd, o.net);
+  cmd.callback([&o, nodes, density, min_bytes, max_bytes, size_list] {
+    o.nodes_given = nodes->count() > 0;
+    o.density_given = density->count() > 0;
+    o.sizes_given = min_bytes->count() > 0 || max_bytes->count() > 0 || size_list->count() > 0;
+  });
 }
 
 namespace {
@@ -70,6 +84,33 @@ uint64_t available_memory_bytes() {
   while (meminfo >> key >> kb >> unit)
     if (key == "MemAvailable:") return kb * 1024;
   return 0;
+}
+
+// Applies what --workload fixes: a preset's density and size (-b/-e may
+// shrink the tensor), the .npy files' density and size (-b/-e may only
+// repeat it).
+Status apply_workload_choice(AllreduceOptions& o) {
+  auto choice = choose_workload(o.workload_text, o.input_dir, o.nodes, o.dtype);
+  if (!choice.is_ok()) return choice.status();
+  o.workload = choice.take();
+  const std::string what = "--workload " + o.workload_text;
+  if (o.workload.density) {
+    if (o.density_given && o.density != *o.workload.density)
+      return usage_error(what + " sets the density itself (" + std::to_string(*o.workload.density) +
+                         "): drop --density");
+    o.density = *o.workload.density;
+  }
+  if (!o.workload.size_bytes) return Status::ok();
+  const uint64_t fixed = *o.workload.size_bytes;
+  if (o.sizes_given) {
+    if (o.workload.size_is_strict && (o.sizes.size() != 1 || o.sizes[0] != fixed))
+      return usage_error(what + ": the files hold " + std::to_string(fixed) + " bytes per rank: drop -b/-e or set both to " +
+                         std::to_string(fixed));
+    return Status::ok();
+  }
+  o.sizes = {fixed};
+  o.min_bytes_text = o.max_bytes_text = std::to_string(fixed);
+  return Status::ok();
 }
 
 }  // namespace
@@ -116,18 +157,32 @@ Status validate_allreduce_options(AllreduceOptions& o, int local_ranks) {
       return usage_error("unknown algorithm '" + a + "' in --algo: choose from " + known);
     }
   }
+  OMNIB_RETURN_IF_ERROR(validate_threshold_options(o.thresholds, o.algos));
+  OMNIB_RETURN_IF_ERROR(validate_net_options(o.net, o.nodes + o.aggregators));
 
   o.sizes.clear();
   const size_t esize = dtype_size(o.dtype);
-  for (long double s = static_cast<long double>(min_b.value()); s <= static_cast<long double>(max_b.value());
-       s *= o.step_factor) {
-    uint64_t bytes = static_cast<uint64_t>(s) / esize * esize;
-    if (o.sizes.empty() || o.sizes.back() != bytes) o.sizes.push_back(bytes);
-    if (o.step_factor <= 1) break;
+  if (!o.sizes_text.empty()) {
+    for (const auto& item : split_list(o.sizes_text)) {
+      auto bytes = parse_size(item);
+      if (!bytes.is_ok()) return bytes.status().with_context("--sizes: ");
+      o.sizes.push_back(bytes.value() / esize * esize);
+    }
+    std::sort(o.sizes.begin(), o.sizes.end());
+    o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
+  } else {
+    for (long double s = static_cast<long double>(min_b.value()); s <= static_cast<long double>(max_b.value());
+         s *= o.step_factor) {
+      uint64_t bytes = static_cast<uint64_t>(s) / esize * esize;
+      if (o.sizes.empty() || o.sizes.back() != bytes) o.sizes.push_back(bytes);
+      if (o.step_factor <= 1) break;
+    }
   }
-  if (o.sizes.empty() || o.sizes.back() == 0)
+  if (o.sizes.empty() || o.sizes.front() == 0)
     return usage_error("sizes must hold at least one " + std::string(dtype_name(o.dtype)) + " element (" +
                        std::to_string(esize) + " bytes)");
+
+  OMNIB_RETURN_IF_ERROR(apply_workload_choice(o));
 
   // Each local rank holds input, output and reference copies of the largest
   // size plus one scratch tensor; refuse what cannot fit rather than swap.

@@ -9,7 +9,10 @@
 
 #include "engine/status.h"
 #include "engine/tensor.h"
+#include "tools/net/net_options.h"
+#include "tools/threshold_check.h"
 #include "tools/workloads/workload.h"
+#include "tools/workloads/workload_choice.h"
 
 namespace omnib {
 
@@ -18,6 +21,7 @@ struct AllreduceOptions {
   std::string min_bytes_text = "32M";
   std::string max_bytes_text = "32M";
   double step_factor = 2;
+  std::string sizes_text;  // --sizes: an explicit comma list instead of -b/-e/-f
   int iters = 20;
   int warmup = 5;
   int check = 1;
@@ -31,11 +35,15 @@ struct AllreduceOptions {
   double density = 0.1;
   size_t block_size = 256;
   std::string overlap_text = "random";
+  std::string workload_text = "blocks";  // docs/workloads.md
+  std::string input_dir;                 // --input: rank<r>.npy files for --workload npy
   uint64_t seed = 1;
   int nodes = 4;
   int aggregators = 0;
   std::string algo_text = "omni";
   std::string device_text = "cpu";
+  ThresholdOptions thresholds;  // --min-busbw, --min-speedup
+  NetOptions net;               // --net, --link-rate, --link-delay
 
   // Derived by validate().
   std::vector<uint64_t> sizes;
@@ -44,6 +52,9 @@ struct AllreduceOptions {
   DeviceKind device = DeviceKind::kCpu;
   Overlap overlap;
   bool nodes_given = false;  // --nodes was on the command line
+  bool density_given = false;  // --density was on the command line
+  bool sizes_given = false;    // -b or -e was on the command line
+  WorkloadChoice workload;     // from --workload; may fix density and sizes
 
   WorkloadSpec workload_spec() const;
 };

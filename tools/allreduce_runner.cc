@@ -12,6 +12,8 @@
 #include "engine/transport/link_factory.h"
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
+#include "tools/net/link_meter.h"
+#include "tools/threshold_check.h"
 
 namespace omnib {
 namespace {
@@ -65,7 +67,9 @@ class RankRun {
     slots_.clear();
     links_.reset();
     if (!s.is_ok()) return fail(job_.rank, s);
-    return any_wrong_ ? exit_code(Code::kWrongResult) : 0;
+    // Rank 0 alone holds the results; wrong results outrank missed thresholds.
+    const int threshold_code = job_.rank == 0 ? thresholds_.report(stdout) : 0;
+    return any_wrong_ ? exit_code(Code::kWrongResult) : threshold_code;
   }
 
  private:
@@ -156,10 +160,11 @@ class RankRun {
                          {"warmup", o_.warmup},       {"check", o_.check == 1},
                          {"dtype", dtype_name(o_.dtype)}, {"density", o_.density},
                          {"block_size", o_.block_size}, {"overlap", o_.overlap.text()},
-                         {"workload", "blocks"},      {"seed", o_.seed},
+                         {"workload", o_.workload.shape.label},      {"seed", o_.seed},
                          {"nodes", job_.nodes},       {"aggregators", job_.aggregators},
                          {"algos", o_.algos},         {"device", device_name(o_.device)},
                          {"inplace", o_.inplace},     {"timeout_s", o_.timeout_s}};
+    ctx.configuration.update(net_configuration(o_.net));
     ctx.environment = build_environment();
     ctx.environment["hosts"] = hosts_;
     ctx.environment["ranks"] = job_.world();
@@ -171,10 +176,17 @@ class RankRun {
   }
 
   Status measure_all_sizes() {
-    auto workload = make_workload(o_.workload_spec());
+    WorkloadSpec spec = o_.workload_spec();
+    spec.nodes = job_.nodes;  // as launched, also when --nodes was not given
+    auto workload = make_workload(spec);
     if (!workload.is_ok()) return workload.status();
     const size_t esize = dtype_size(o_.dtype);
     if (job_.is_worker()) buffers_ = std::make_unique<Buffers>(o_.sizes.back());
+    if (o_.net.emulate) {
+      auto meter = LinkMeter::for_this_rank(slots_.size());
+      if (!meter.is_ok()) return meter.status();
+      link_meter_ = meter.take();
+    }
     for (size_t k = 0; k < o_.sizes.size(); ++k)
       OMNIB_RETURN_IF_ERROR(measure_size(k, o_.sizes[k] / esize, *workload.value()));
     return Status::ok();
@@ -199,6 +211,7 @@ class RankRun {
       s.wrong = 0;
       s.wire_sent.reset();
     }
+    if (link_meter_) link_meter_->reset();
     const int rounds = o_.warmup + o_.iters;
     const std::string cfg = "cfg" + std::to_string(config_index);
     for (int round = 0; round < rounds; ++round) {
@@ -211,6 +224,8 @@ class RankRun {
         if (timed && round == o_.warmup) s.wire_before = s.collective->wire_counters();
         OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/" + std::to_string(round) + "/" + std::to_string(a),
                                             job_.world()));
+        // Every rank is past the previous call: its bytes have left the queues.
+        if (link_meter_) OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
         auto t0 = Clock::now();
         Status st = s.collective->allreduce(in, out);
         auto t1 = Clock::now();
@@ -223,6 +238,10 @@ class RankRun {
         }
       }
     }
+    if (link_meter_) {
+      OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/links", job_.world()));
+      OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(std::nullopt));
+    }
     return report_size(cfg, count, stats);
   }
 
@@ -232,6 +251,10 @@ class RankRun {
       mine.push_back({{"t", s.times_us},
                       {"w", s.wrong},
                       {"s", s.wire_sent ? json(*s.wire_sent) : json(nullptr)}});
+    }
+    for (size_t a = 0; link_meter_ && a < slots_.size(); ++a) {
+      auto sent = link_meter_->sent(a);
+      mine[a]["l"] = sent ? json(*sent) : json(nullptr);
     }
     auto all = store_gather_to_root(*store_, cfg + "/results", job_.rank, job_.world(), mine.dump());
     if (!all.is_ok()) return all.status();
@@ -262,7 +285,7 @@ class RankRun {
       r.nodes = job_.nodes;
       r.aggregators = job_.aggregators;
       r.overlap = o_.overlap.text();
-      r.workload = "blocks";
+      r.workload = o_.workload.shape.label;
       r.device = std::string(device_name(o_.device));
       r.inplace = o_.inplace;
       r.seed = o_.seed;
@@ -281,6 +304,8 @@ class RankRun {
       std::vector<double> times(static_cast<size_t>(o_.iters), 0.0);
       double sent_max = 0, sent_total = 0;
       bool have_wire = true;
+      double link_max = 0, link_total = 0;
+      bool have_link = true;
       uint64_t wrong = 0;
       for (int rank = 0; rank < job_.world(); ++rank) {
         const json& e = per_rank[static_cast<size_t>(rank)][a];
@@ -289,6 +314,12 @@ class RankRun {
           for (size_t i = 0; i < times.size() && i < t.size(); ++i) times[i] = std::max(times[i], t[i]);
         }
         wrong += e["w"].get<uint64_t>();
+        if (!e.contains("l") || e["l"].is_null()) {
+          have_link = false;
+        } else {
+          link_max = std::max(link_max, e["l"].get<double>() / o_.iters);
+          link_total += e["l"].get<double>() / o_.iters;
+        }
         if (e["s"].is_null()) {
           have_wire = false;
         } else {
@@ -302,6 +333,10 @@ class RankRun {
       const double seconds = r.time_us.median * 1e-6;
       r.algbw_GBps = seconds > 0 ? static_cast<double>(r.size_bytes) / seconds / 1e9 : 0;
       r.busbw_GBps = job_.nodes > 1 ? r.algbw_GBps * 2.0 * (job_.nodes - 1) / job_.nodes : r.algbw_GBps;
+      if (have_link) {
+        r.link_sent_per_rank_max = link_max;
+        r.link_sent_total = link_total;
+      }
       if (have_wire) {
         r.wire_sent_per_rank_max = sent_max;
         r.wire_sent_total = sent_total;
@@ -316,6 +351,7 @@ class RankRun {
       group.push_back(r);
     }
     compute_speedups(group);
+    thresholds_.add_group(group);
     for (auto& rep : reporters_) OMNIB_RETURN_IF_ERROR(rep->add_group(group));
     return Status::ok();
   }
@@ -332,7 +368,9 @@ class RankRun {
   std::vector<std::string> hosts_;
   std::vector<AlgoSlot> slots_;
   std::unique_ptr<Buffers> buffers_;
+  std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
   bool any_wrong_ = false;
+  ThresholdCheck thresholds_{o_.thresholds};
 };
 
 }  // namespace

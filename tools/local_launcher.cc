@@ -22,6 +22,7 @@ void on_interrupt(int) { g_interrupted = 1; }
 pid_t spawn_rank(const LocalLaunchPlan& plan, int rank, const std::string& store, uint32_t job_id) {
   std::vector<std::string> args = plan.wrap_command ? plan.wrap_command(rank, plan.argv) : plan.argv;
   const std::string bind = plan.bind_host ? plan.bind_host(rank) : "127.0.0.1";
+  const auto extra_env = plan.rank_env ? plan.rank_env(rank) : std::vector<std::pair<std::string, std::string>>{};
   pid_t pid = fork();
   if (pid != 0) return pid;
   // Child: die with the launcher, so no rank outlives an interrupted run.
@@ -31,6 +32,7 @@ pid_t spawn_rank(const LocalLaunchPlan& plan, int rank, const std::string& store
   setenv(launch_vars::kStore, store.c_str(), 1);
   setenv(launch_vars::kJobId, std::to_string(job_id).c_str(), 1);
   setenv(launch_vars::kBind, bind.c_str(), 1);
+  for (const auto& [name, value] : extra_env) setenv(name.c_str(), value.c_str(), 1);
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/status.h"
@@ -17,8 +18,10 @@ struct LocalLaunchPlan {
   std::vector<std::string> argv;  // the command line each rank re-runs
   std::chrono::seconds grace{30};  // how long survivors get after a failure
   // Optional: wraps a rank's command (e.g. to enter a network namespace) and
-  // returns extra environment; empty means run argv as is.
+  // returns the command to run; empty means run argv as is.
   std::function<std::vector<std::string>(int rank, const std::vector<std::string>& argv)> wrap_command;
+  // Optional: extra environment (name, value) for a rank.
+  std::function<std::vector<std::pair<std::string, std::string>>(int rank)> rank_env;
   std::function<std::string(int rank)> bind_host;  // address rank listens on; default 127.0.0.1
   std::string store_host = "127.0.0.1";
 };

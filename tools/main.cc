@@ -11,6 +11,10 @@
 #include "engine/status.h"
 #include "tools/allreduce_command.h"
 #include "tools/build_info.h"
+#include "tools/compare/compare_command.h"
+#include "tools/net/net_command.h"
+#include "tools/plot_command.h"
+#include "tools/sweep/sweep_command.h"
 
 int main(int argc, char** argv) {
   // Frames and tensors are large and recycled: keep them on the heap instead
@@ -28,6 +32,21 @@ int main(int argc, char** argv) {
 
   auto* list_cmd = app.add_subcommand("list", "list the algorithms this build knows");
 
+  omnib::SweepOptions sweep;
+  auto* sweep_cmd = app.add_subcommand("sweep", "run allreduce over every combination of comma lists into one JSON");
+  omnib::bind_sweep_options(*sweep_cmd, sweep);
+
+  omnib::CompareOptions compare;
+  auto* compare_cmd = app.add_subcommand("compare", "CI gate: judge a result file against a baseline (exit 5 on regression)");
+  omnib::bind_compare_options(*compare_cmd, compare);
+
+  omnib::NetCommandOptions net;
+  auto* net_cmd = omnib::add_net_command(app, net);
+
+  omnib::PlotOptions plot;
+  auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
+  omnib::bind_plot_options(*plot_cmd, plot);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -44,5 +63,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*allreduce_cmd) return omnib::run_allreduce_command(allreduce, args);
+  if (*sweep_cmd) {
+    sweep.passthrough = sweep_cmd->remaining();
+    return omnib::run_sweep_command(sweep, args);
+  }
+  if (*net_cmd) return omnib::run_net_command(net);
+  if (*compare_cmd) return omnib::run_compare_command(compare);
+  if (*plot_cmd) return omnib::run_plot_command(plot);
   return omnib::exit_code(omnib::Code::kUsage);
 }

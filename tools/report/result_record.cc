@@ -55,6 +55,9 @@ json to_json(const ResultRecord& r) {
   j["wire_bytes"] = {{"sent_per_rank_max", optional_number(r.wire_sent_per_rank_max)},
                      {"sent_total", optional_number(r.wire_sent_total)}};
   if (!r.wire_note.empty()) j["wire_bytes"]["note"] = r.wire_note;
+  if (r.link_sent_per_rank_max)
+    j["link_bytes"] = {{"sent_per_rank_max", *r.link_sent_per_rank_max},
+                       {"sent_total", optional_number(r.link_sent_total)}};
   j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max},
                          {"sent_total", r.analytic_sent_total}};
   j["measured_density"] = {{"element", r.inputs.element_density},
@@ -97,6 +100,10 @@ ResultRecord record_from_json(const json& j) {
     r.wire_sent_per_rank_max = number_or_null(j["wire_bytes"], "sent_per_rank_max");
     r.wire_sent_total = number_or_null(j["wire_bytes"], "sent_total");
     r.wire_note = j["wire_bytes"].value("note", "");
+  }
+  if (j.contains("link_bytes")) {
+    r.link_sent_per_rank_max = number_or_null(j["link_bytes"], "sent_per_rank_max");
+    r.link_sent_total = number_or_null(j["link_bytes"], "sent_total");
   }
   if (j.contains("analytic_bytes")) {
     r.analytic_sent_per_rank_max = j["analytic_bytes"].value("sent_per_rank_max", 0.0);

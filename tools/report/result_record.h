@@ -53,6 +53,9 @@ struct ResultRecord {
   std::optional<double> wire_sent_per_rank_max;  // bytes per iteration
   std::optional<double> wire_sent_total;
   std::string wire_note;  // why wire bytes are missing, if they are
+  // Bytes the emulated links transmitted per iteration (--net emulate only).
+  std::optional<double> link_sent_per_rank_max;
+  std::optional<double> link_sent_total;
   double analytic_sent_per_rank_max = 0;
   double analytic_sent_total = 0;
   InputStats inputs;

@@ -31,12 +31,22 @@ Status TableReporter::begin(const RunContext& context) {
                env.contains("hosts") ? env["hosts"].dump().c_str() : "?");
   std::fprintf(out_, "# times are per iteration, max over ranks; busbw uses the dense convention algbw*2(n-1)/n;\n");
   std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes\n");
+  const auto& cfg = context.configuration;
+  show_link_ = cfg.value("net", "") == "emulate";
+  if (show_link_)
+    std::fprintf(out_, "# net: emulated links of %s each way, %s delay; link = bytes the busiest rank's link sent "
+                 "per iteration (all headers and ACKs)\n",
+                 cfg.value("link_rate", "?").c_str(), cfg.value("link_delay", "?").c_str());
   std::fprintf(out_, "#\n");
-  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s\n", "size(B)", "count",
+  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "size(B)", "count",
                "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
                "wire/rank", "model", "speedup", "#wrong");
-  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s\n", "", "", "", "",
+  if (show_link_) std::fprintf(out_, " %9s", "link/rank");
+  std::fputc('\n', out_);
+  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "", "", "", "",
                "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "vs last", "");
+  if (show_link_) std::fprintf(out_, " %9s", "(B)");
+  std::fputc('\n', out_);
   std::fflush(out_);
   return Status::ok();
 }
@@ -61,12 +71,14 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
       speedup = buf;
     }
     std::string wrong = r.checked ? std::to_string(r.wrong_elements) : "N/A";
-    std::fprintf(out_, "%12llu %11llu %6s %-16s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s\n",
+    std::fprintf(out_, "%12llu %11llu %6s %-16s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s",
                  static_cast<unsigned long long>(r.size_bytes), static_cast<unsigned long long>(r.count),
                  r.dtype.c_str(), r.algo.c_str(), r.inputs.element_density, r.inputs.block_density,
                  r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99, r.algbw_GBps,
                  r.busbw_GBps, short_bytes(r.wire_sent_per_rank_max).c_str(),
                  short_bytes(r.analytic_sent_per_rank_max).c_str(), speedup.c_str(), wrong.c_str());
+    if (show_link_) std::fprintf(out_, " %9s", short_bytes(r.link_sent_per_rank_max).c_str());
+    std::fputc('\n', out_);
     ++rows_;
     busbw_sum_ += r.busbw_GBps;
     if (r.checked && !r.correct) ++wrong_rows_;

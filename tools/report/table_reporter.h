@@ -20,6 +20,7 @@ class TableReporter final : public Reporter {
   int rows_ = 0;
   int wrong_rows_ = 0;
   double busbw_sum_ = 0;
+  bool show_link_ = false;  // the link/rank column, under --net emulate
 };
 
 }  // namespace omnib

@@ -4,6 +4,11 @@
 #include <sstream>
 
 #include "tools/workloads/blocks_workload.h"
+#include "tools/workloads/npy_workload.h"
+#include "tools/workloads/scattered_workload.h"
+#include "tools/workloads/topk_workload.h"
+#include "tools/workloads/workload_choice.h"
+#include "tools/workloads/zipf_workload.h"
 
 namespace omnib {
 
@@ -51,7 +56,11 @@ Result<std::unique_ptr<Workload>> make_workload(const WorkloadSpec& spec) {
   if (!(spec.density >= 0 && spec.density <= 1))
     return usage_error("--density must be in [0,1] (the fraction of non-zero elements per rank)");
   if (spec.name == "blocks") return BlocksWorkload::create(spec);
-  return usage_error("unknown --workload '" + spec.name + "': use blocks");
+  if (spec.name == "scattered") return ScatteredWorkload::create(spec);
+  if (spec.name == "zipf") return ZipfWorkload::create(spec);
+  if (spec.name == "topk") return TopkWorkload::create(spec);
+  if (spec.name == "npy") return NpyWorkload::create(spec);
+  return usage_error("unknown --workload '" + spec.name + "': use " + workload_names());
 }
 
 }  // namespace omnib

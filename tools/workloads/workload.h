@@ -24,13 +24,24 @@ struct Overlap {
 Result<Overlap> parse_overlap(const std::string& text);
 
 struct WorkloadSpec {
+  // The generator: blocks, scattered, zipf, topk or npy (docs/workloads.md).
   std::string name = "blocks";
+  // How results name this workload: the --workload text in canonical form
+  // (e.g. "zipf:1.1", "preset:vgg19").
+  std::string label = "blocks";
   double density = 0.1;  // fraction of non-zero elements per rank
   size_t block_size = 256;
   Overlap overlap;
   uint64_t seed = 1;
   int nodes = 1;
   DType dtype = DType::kFloat32;
+  // zipf: exponent of the power law over row popularity.
+  double zipf_alpha = 1.1;
+  // zipf: leading fraction of the tensor that is non-zero on every rank (a
+  // model's dense layers in front of its embedding tables; presets set it).
+  double dense_fraction = 0;
+  // npy: folder holding rank0.npy, rank1.npy, ...
+  std::string input_dir;
 };
 
 class Workload {

@@ -1,0 +1,82 @@
+#include "baselines/gloo/gloo_context.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <gloo/common/error.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+namespace omnib {
+namespace {
+
+bool mentions_timeout(const std::string& message) {
+  std::string lower(message);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("timeout") != std::string::npos || lower.find("timed out") != std::string::npos;
+}
+
+}  // namespace
+
+void GlooStoreAdapter::fail(const Status& s) {
+  if (first_failure_.is_ok()) first_failure_ = s;
+  throw gloo::IoException("omni-bench store: " + s.message());
+}
+
+void GlooStoreAdapter::set(const std::string& key, const std::vector<char>& data) {
+  Status s = store_.set(prefix_ + key, std::string(data.begin(), data.end()));
+  if (!s.is_ok()) fail(s);
+}
+
+std::vector<char> GlooStoreAdapter::get(const std::string& key) {
+  auto value = store_.get(prefix_ + key);
+  if (!value.is_ok()) fail(value.status());
+  return std::vector<char>(value.value().begin(), value.value().end());
+}
+
+void GlooStoreAdapter::wait(const std::vector<std::string>& keys) {
+  for (const auto& key : keys) {
+    auto value = store_.get(prefix_ + key);
+    if (!value.is_ok()) fail(value.status());
+  }
+}
+
+void GlooStoreAdapter::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds&) { wait(keys); }
+
+Status run_gloo_guarded(int rank, const std::string& what, const std::function<void()>& fn) {
+  const std::string where = "rank " + std::to_string(rank) + ": " + what;
+  try {
+    fn();
+    return Status::ok();
+  } catch (const gloo::IoException& e) {
+    if (mentions_timeout(e.what()))
+      return timeout_error(where + " timed out (a peer is dead or stuck; raise --timeout if it is only slow): " +
+                           e.what());
+    return unavailable_error(where + " failed in Gloo's transport (did a peer exit?): " + e.what());
+  } catch (const std::exception& e) {
+    return unavailable_error(where + " failed in Gloo: " + e.what());
+  }
+}
+
+Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetup& setup, const std::string& tag,
+                                                            int base) {
+  if (setup.store == nullptr) return internal_error("Gloo baselines need setup.store for their rendezvous");
+  const int rank = setup.job.rank;
+  GlooStoreAdapter store(*setup.store, "gloo/" + std::to_string(setup.job_id) + "/" + tag + "/");
+  std::shared_ptr<gloo::rendezvous::Context> context;
+  Status s = run_gloo_guarded(rank, "connecting the Gloo context '" + tag + "' on " + setup.bind_host, [&] {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = setup.bind_host;
+    auto device = gloo::transport::tcp::CreateDevice(attr);
+    context = std::make_shared<gloo::rendezvous::Context>(rank, setup.job.nodes, base);
+    context->setTimeout(setup.timeout);
+    context->connectFullMesh(store, device);
+  });
+  // A store failure is the root cause; its code (a timeout, say) wins.
+  if (!store.first_failure().is_ok())
+    return store.first_failure().with_context("rank " + std::to_string(rank) + ": Gloo rendezvous '" + tag + "': ");
+  if (!s.is_ok()) return s;
+  return std::shared_ptr<gloo::Context>(std::move(context));
+}
+
+}  // namespace omnib

@@ -1,0 +1,234 @@
+#include "baselines/nccl/nccl_allreduce.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "baselines/nccl/nccl_catalog.h"
+
+namespace omnib {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+#define OMNIB_CUDA_TRY(call)                                           \
+  do {                                                                 \
+    cudaError_t omnib_cuda_ = (call);                                  \
+    if (omnib_cuda_ != cudaSuccess) return cuda_error(omnib_cuda_, #call); \
+  } while (0)
+
+// Non-blocking communicators answer ncclInProgress while work is queued.
+#define OMNIB_NCCL_TRY(call)                                                                     \
+  do {                                                                                           \
+    ncclResult_t omnib_nccl_ = (call);                                                           \
+    if (omnib_nccl_ != ncclSuccess && omnib_nccl_ != ncclInProgress) return nccl_error(omnib_nccl_, #call); \
+  } while (0)
+
+std::string this_host() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+std::optional<ncclDataType_t> nccl_type(DType t) {
+  switch (t) {
+    case DType::kFloat32: return ncclFloat32;
+    case DType::kInt32: return ncclInt32;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> NcclAllreduce::unavailable_reason(const CollectiveSetup& setup) {
+  if (!setup.job.is_worker()) return std::nullopt;  // aggregators never touch a GPU
+  int devices = 0;
+  cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess)
+    return std::string("no CUDA device visible (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
+  if (devices == 0) return std::string("no CUDA device visible (cudaGetDeviceCount found 0; check CUDA_VISIBLE_DEVICES)");
+  return std::nullopt;
+}
+
+NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup) : job_(setup.job), timeout_(setup.timeout) {}
+
+Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup& setup) {
+  std::unique_ptr<NcclAllreduce> c(new NcclAllreduce(setup));
+  if (setup.job.is_worker()) {
+    if (setup.store == nullptr) return internal_error("nccl needs setup.store to exchange its unique id");
+    // Workers create collectives in the same order: the n-th NCCL
+    // communicator of every worker meets under the same keys.
+    static std::atomic<int> communicators_created{0};
+    OMNIB_RETURN_IF_ERROR(c->connect(setup, "nccl/" + std::to_string(setup.job_id) + "/" +
+                                                std::to_string(communicators_created++)));
+  }
+  return std::unique_ptr<Collective>(std::move(c));
+}
+
+Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& tag) {
+  int devices = 0;
+  OMNIB_CUDA_TRY(cudaGetDeviceCount(&devices));
+  if (devices == 0) return unavailable_error("rank " + std::to_string(job_.rank) + ": nccl: no CUDA device visible");
+
+  // Which workers share this host decides the GPU and whether it is shared.
+  const std::string host = this_host();
+  auto hosts = store_all_gather(*setup.store, tag + "/hosts", job_.rank, job_.nodes, host);
+  if (!hosts.is_ok()) return hosts.status();
+  int local_index = 0, local_count = 0;
+  for (int r = 0; r < job_.nodes; ++r) {
+    if (hosts.value()[static_cast<size_t>(r)] != host) continue;
+    if (r < job_.rank) ++local_index;
+    ++local_count;
+  }
+  gpu_ = local_index % devices;
+  ranks_on_gpu_ = local_count / devices + (gpu_ < local_count % devices ? 1 : 0);
+
+  // NCCL reads these when it builds the communicator.
+  if (const char* algo = std::getenv("NCCL_ALGO")) previous_algo_ = algo;
+  setenv("NCCL_ALGO", "Ring", 1);
+  if (ranks_on_gpu_ > 1) {
+    const std::string host_id = "omnib-" + std::to_string(setup.job_id) + "-" + std::to_string(job_.rank);
+    setenv("NCCL_HOSTID", host_id.c_str(), 1);
+  }
+
+  OMNIB_CUDA_TRY(cudaSetDevice(gpu_));
+  OMNIB_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+
+  ncclUniqueId id;
+  const std::string id_key = tag + "/unique_id";
+  if (job_.rank == 0) {
+    OMNIB_NCCL_TRY(ncclGetUniqueId(&id));
+    OMNIB_RETURN_IF_ERROR(setup.store->set(id_key, std::string(id.internal, sizeof(id.internal))));
+  } else {
+    auto got = setup.store->get(id_key);
+    if (!got.is_ok()) return got.status().with_context("rank " + std::to_string(job_.rank) + ": nccl unique id: ");
+    if (got.value().size() != sizeof(id.internal))
+      return internal_error("rank " + std::to_string(job_.rank) + ": nccl unique id has " +
+                            std::to_string(got.value().size()) + " bytes, expected " +
+                            std::to_string(sizeof(id.internal)) + " (mixed omni-bench builds?)");
+    std::memcpy(id.internal, got.value().data(), sizeof(id.internal));
+  }
+
+  // Non-blocking, so a rank that never arrives costs a timeout, not a hang.
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  OMNIB_NCCL_TRY(ncclCommInitRankConfig(&comm_, job_.nodes, id, job_.rank, &config));
+  return wait_for("ncclCommInitRankConfig", Until::kStreamIdle);
+}
+
+NcclAllreduce::~NcclAllreduce() {
+  if (comm_ != nullptr) ncclCommDestroy(comm_);
+  if (staging_ != nullptr) cudaFree(staging_);
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+Status NcclAllreduce::cuda_error(cudaError_t e, const std::string& call) const {
+  return unavailable_error("rank " + std::to_string(job_.rank) + ": " + call + " failed: " + cudaGetErrorName(e) +
+                           ": " + cudaGetErrorString(e));
+}
+
+Status NcclAllreduce::nccl_error(ncclResult_t r, const std::string& call) const {
+  std::string detail = ncclGetLastError(comm_);
+  return unavailable_error("rank " + std::to_string(job_.rank) + ": " + call + " failed: " + ncclGetErrorString(r) +
+                           (detail.empty() ? "" : " (" + detail + ")") +
+                           "; NCCL_DEBUG=INFO in the environment shows NCCL's own log");
+}
+
+Status NcclAllreduce::abort_communicator(Status why) {
+  if (comm_ != nullptr) ncclCommAbort(comm_);
+  comm_ = nullptr;
+  return why;
+}
+
+Status NcclAllreduce::wait_for(const std::string& what, Until until) {
+  const auto deadline = Clock::now() + timeout_;
+  while (true) {
+    ncclResult_t async = ncclSuccess;
+    if (comm_ != nullptr) {
+      ncclResult_t r = ncclCommGetAsyncError(comm_, &async);
+      if (r != ncclSuccess) return abort_communicator(nccl_error(r, "ncclCommGetAsyncError"));
+      if (async != ncclSuccess && async != ncclInProgress) return abort_communicator(nccl_error(async, what));
+    }
+    if (async == ncclSuccess) {
+      if (until == Until::kEnqueued) return Status::ok();
+      cudaError_t q = cudaStreamQuery(stream_);
+      if (q == cudaSuccess) return Status::ok();
+      if (q != cudaErrorNotReady) return abort_communicator(cuda_error(q, what + " (cudaStreamQuery)"));
+    }
+    if (Clock::now() > deadline)
+      return abort_communicator(timeout_error(
+          "rank " + std::to_string(job_.rank) + ": " + what + " did not finish within " +
+          std::to_string(timeout_.count()) + " ms (a peer is dead or stuck; raise --timeout if it is only slow)"));
+    std::this_thread::yield();
+  }
+}
+
+Status NcclAllreduce::ensure_staging(size_t bytes) {
+  if (bytes <= staging_bytes_) return Status::ok();
+  if (staging_ != nullptr) OMNIB_CUDA_TRY(cudaFree(staging_));
+  staging_ = nullptr;
+  staging_bytes_ = 0;
+  OMNIB_CUDA_TRY(cudaMalloc(&staging_, bytes));
+  staging_bytes_ = bytes;
+  return Status::ok();
+}
+
+Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
+  if (!job_.is_worker()) return Status::ok();  // the communicator spans the workers only
+  const std::string who = "rank " + std::to_string(job_.rank) + ": nccl: ";
+  if (comm_ == nullptr) return unavailable_error(who + "the communicator was aborted by an earlier failure");
+  if (in.count != out.count || in.dtype != out.dtype)
+    return usage_error(who + "input and output differ in count or dtype");
+  if (in.device != out.device) return usage_error(who + "input and output must both be host or both be device memory");
+  auto type = nccl_type(out.dtype);
+  if (!type) return usage_error(who + "cannot reduce " + std::string(dtype_name(out.dtype)) + ": use float32 or int32");
+  if (out.count == 0) return Status::ok();
+
+  OMNIB_CUDA_TRY(cudaSetDevice(gpu_));
+  staged_ = out.device == DeviceKind::kCpu;
+  if (!staged_) {
+    OMNIB_NCCL_TRY(ncclAllReduce(in.data, out.data, out.count, *type, ncclSum, comm_, stream_));
+    return wait_for("ncclAllReduce", Until::kStreamIdle);
+  }
+  OMNIB_RETURN_IF_ERROR(ensure_staging(out.bytes()));
+  OMNIB_CUDA_TRY(cudaMemcpyAsync(staging_, in.data, in.bytes(), cudaMemcpyHostToDevice, stream_));
+  OMNIB_NCCL_TRY(ncclAllReduce(staging_, staging_, out.count, *type, ncclSum, comm_, stream_));
+  // A non-blocking communicator may still be enqueueing; the copy back
+  // must queue behind the allreduce.
+  OMNIB_RETURN_IF_ERROR(wait_for("ncclAllReduce", Until::kEnqueued));
+  OMNIB_CUDA_TRY(cudaMemcpyAsync(out.data, staging_, out.bytes(), cudaMemcpyDeviceToHost, stream_));
+  return wait_for("ncclAllReduce and the copy back to the host", Until::kStreamIdle);
+}
+
+std::string NcclAllreduce::wire_note() const {
+  return "NCCL does not expose byte counters; see the model column";
+}
+
+std::string NcclAllreduce::run_note() const {
+  std::string note = "NCCL_ALGO=Ring set in the environment before the communicator was created";
+  if (!previous_algo_.empty() && previous_algo_ != "Ring") note += " (replacing NCCL_ALGO=" + previous_algo_ + ")";
+  if (staged_) note += "; host tensors staged through GPU buffers: times include the H2D and D2H copies";
+  if (ranks_on_gpu_ > 1)
+    note += "; " + std::to_string(ranks_on_gpu_) +
+            " ranks share one GPU: each has its own NCCL_HOSTID, so NCCL sees separate hosts and uses its "
+            "socket transport between them";
+  return note;
+}
+
+namespace {
+
+const CollectiveRegistration kRegistration(CollectiveInfo{
+    kNcclName,
+    kNcclSummary,
+    false,
+    NcclAllreduce::unavailable_reason,
+    NcclAllreduce::create,
+    nccl_analytic_cost,
+});
+
+}  // namespace
+}  // namespace omnib

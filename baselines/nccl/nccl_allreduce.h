@@ -1,0 +1,68 @@
+// The NCCL baseline: ncclAllReduce over one communicator spanning the worker
+// ranks, with the ring algorithm forced (NCCL_ALGO=Ring). Dedicated
+// aggregator ranks take no part.
+//
+// Placement: worker i on a host gets GPU (local index % visible GPUs). When a
+// host has more workers than GPUs, ranks share a GPU; NCCL refuses two ranks
+// of one host on one GPU, so each rank then gets its own NCCL_HOSTID and NCCL
+// treats it as a separate host (socket transport between them).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "engine/collective.h"
+
+namespace omnib {
+
+class NcclAllreduce final : public Collective {
+ public:
+  // Why this rank cannot run NCCL (no CUDA device visible), or nullopt.
+  static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
+
+  // On workers: picks the GPU, sets NCCL_ALGO (and NCCL_HOSTID when sharing
+  // a GPU) in this process's environment, exchanges the ncclUniqueId through
+  // setup.store and creates the communicator, waiting at most setup.timeout.
+  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
+  ~NcclAllreduce() override;
+
+  // kCuda views are used as they are; kCpu views are staged through device
+  // buffers this object owns (H2D copy, allreduce, D2H copy, all timed).
+  // Returns once the result is in `out`; blocks at most setup.timeout, then
+  // aborts the communicator (every later call fails).
+  Status allreduce(const TensorView& in, const TensorView& out) override;
+
+  std::optional<ByteCounters> wire_counters() const override { return std::nullopt; }
+  std::string wire_note() const override;
+  std::string run_note() const override;
+
+ private:
+  explicit NcclAllreduce(const CollectiveSetup& setup);
+  Status connect(const CollectiveSetup& setup, const std::string& tag);
+  Status ensure_staging(size_t bytes);
+  // Polls the communicator (and the stream) until NCCL has queued its work
+  // (and the stream has run it), an error shows, or setup.timeout passes.
+  enum class Until { kEnqueued, kStreamIdle };
+  Status wait_for(const std::string& what, Until until);
+  Status abort_communicator(Status why);
+  Status cuda_error(cudaError_t e, const std::string& call) const;
+  Status nccl_error(ncclResult_t r, const std::string& call) const;
+
+  JobLayout job_;
+  std::chrono::milliseconds timeout_;
+  int gpu_ = 0;
+  int ranks_on_gpu_ = 1;
+  std::string previous_algo_;  // NCCL_ALGO before we set it, if any
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  void* staging_ = nullptr;
+  size_t staging_bytes_ = 0;
+  bool staged_ = false;  // the last call went through the staging buffer
+};
+
+}  // namespace omnib

@@ -1,0 +1,156 @@
+#include "baselines/sparcml_recdbl.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "baselines/sparse_cost.h"
+#include "baselines/sparse_stream.h"
+
+namespace omnib {
+namespace {
+
+constexpr uint32_t kTagFold = 1;      // extra rank -> its partner, before the rounds
+constexpr uint32_t kTagResult = 2;    // partner -> extra rank, after the rounds
+constexpr uint32_t kTagRound0 = 16;   // round k uses kTagRound0 + k
+
+}  // namespace
+
+RecursiveDoublingPlan::RecursiveDoublingPlan(int nodes) : n(nodes) {
+  while (p * 2 <= n) {
+    p *= 2;
+    ++rounds;
+  }
+}
+
+std::vector<std::pair<int, int>> RecursiveDoublingPlan::pairs() const {
+  std::vector<std::pair<int, int>> out;
+  for (int r = p; r < n; ++r) out.push_back({r - p, r});
+  for (int k = 0; k < rounds; ++k)
+    for (int r = 0; r < p; ++r)
+      if (r < (r ^ (1 << k))) out.push_back({r, r ^ (1 << k)});
+  return out;
+}
+
+Result<std::unique_ptr<Collective>> SparcmlRecursiveDoubling::create(const CollectiveSetup& setup) {
+  auto links = PeerLinks::establish(*setup.links, RecursiveDoublingPlan(setup.job.nodes).pairs());
+  if (!links.is_ok()) return links.status().with_context("sparcml-recdbl: ");
+  return std::unique_ptr<Collective>(new SparcmlRecursiveDoubling(setup, links.take()));
+}
+
+SparcmlRecursiveDoubling::SparcmlRecursiveDoubling(const CollectiveSetup& setup, PeerLinks links)
+    : job_(setup.job),
+      dtype_(setup.dtype),
+      elem_size_(dtype_size(setup.dtype)),
+      plan_(setup.job.nodes),
+      links_(std::move(links)),
+      lanes_(std::make_unique<LaneGroup>(job_.is_worker() && plan_.rounds > 0 ? 2 : 0)) {}
+
+SparcmlRecursiveDoubling::~SparcmlRecursiveDoubling() {
+  links_.abort_all();
+  lanes_.reset();
+}
+
+Status SparcmlRecursiveDoubling::allreduce(const TensorView& in, const TensorView& out) {
+  if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
+  if (in.count != out.count) return usage_error("sparcml-recdbl: input and output counts differ");
+  if (in.count > UINT32_MAX)
+    return usage_error("sparcml-recdbl: " + std::to_string(in.count) +
+                       " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
+  ++seq_;
+  count_ = in.count;
+  Status s = run_steps(in, out);
+  // A failure part-way leaves peers waiting on this rank: unblock them now.
+  if (!s.is_ok()) links_.abort_all();
+  return s.with_context("rank " + std::to_string(job_.rank) + ": sparcml-recdbl: ");
+}
+
+Status SparcmlRecursiveDoubling::run_steps(const TensorView& in, const TensorView& out) {
+  const int r = job_.rank;
+  const int p = plan_.p;
+  load_smaller(in.data, 0, count_, elem_size_, acc_);
+  if (r >= p) {
+    // An extra rank: hand its vector to rank r - p and wait for the sum.
+    Connection& link = *links_.to(r - p);
+    OMNIB_RETURN_IF_ERROR(send_vector(link, kTagFold, seq_, acc_.view()));
+    OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagResult, seq_, 0, count_, "sparcml-recdbl result", partner_));
+    write_view(dtype_, partner_.view(), out.data);
+    return Status::ok();
+  }
+  if (r + p < job_.nodes) {
+    OMNIB_RETURN_IF_ERROR(
+        receive_vector(*links_.to(r + p), kTagFold, seq_, 0, count_, "sparcml-recdbl fold", partner_));
+    merge_into(dtype_, acc_, partner_, elem_size_, scratch_);
+  }
+  for (int k = 0; k < plan_.rounds; ++k)
+    OMNIB_RETURN_IF_ERROR(exchange(r ^ (1 << k), kTagRound0 + static_cast<uint32_t>(k)));
+  if (r + p < job_.nodes) OMNIB_RETURN_IF_ERROR(send_vector(*links_.to(r + p), kTagResult, seq_, acc_.view()));
+  write_view(dtype_, acc_.view(), out.data);
+  return Status::ok();
+}
+
+Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
+  Connection& link = *links_.to(peer);
+  // Both sides send at once: the sender lane and the receiver lane overlap,
+  // so neither blocks on a full socket buffer.
+  std::function<Status(int)> body = [&](int lane) -> Status {
+    if (lane == 0) return send_vector(link, tag, seq_, acc_.view());
+    return receive_vector(link, tag, seq_, 0, count_, "sparcml-recdbl round", partner_);
+  };
+  std::function<void()> on_failure = [this] { links_.abort_all(); };
+  OMNIB_RETURN_IF_ERROR(lanes_->run(body, on_failure));
+  merge_into(dtype_, acc_, partner_, elem_size_, scratch_);
+  return Status::ok();
+}
+
+WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
+  const RecursiveDoublingPlan plan(c.nodes);
+  if (plan.n <= 1) return {};
+  const double len = static_cast<double>(c.count);
+  const double d = c.element_density;
+  const double u = c.union_element_density;
+  // Density of the sum of j ranks' vectors: d for one rank, u for all n, and
+  // in between shaped like independent random supports, 1 - (1-d)^j.
+  auto union_of = [&](int j) {
+    const double spread = 1 - std::pow(1 - d, plan.n) - d;
+    if (j >= plan.n) return u;
+    if (spread <= 1e-12) return j == 1 ? d : u;
+    return d + (u - d) * (1 - std::pow(1 - d, j) - d) / spread;
+  };
+  auto vector_bytes = [&](int j) { return smaller_stream_bytes(union_of(j) * len, len, c.elem_size); };
+
+  std::vector<double> sent(static_cast<size_t>(plan.n), 0.0);
+  for (int r = plan.p; r < plan.n; ++r) {
+    sent[static_cast<size_t>(r)] += vector_bytes(1);               // fold
+    sent[static_cast<size_t>(r - plan.p)] += vector_bytes(plan.n);  // result back
+  }
+  for (int r = 0; r < plan.p; ++r) {
+    for (int k = 0; k < plan.rounds; ++k) {
+      // Before round k, rank r holds the ranks of its 2^k-block, plus the
+      // extra ranks folded into any of them.
+      const int block_start = r & ~((1 << k) - 1);
+      int held = 1 << k;
+      for (int q = block_start; q < block_start + (1 << k); ++q) held += q + plan.p < plan.n ? 1 : 0;
+      sent[static_cast<size_t>(r)] += vector_bytes(held);
+    }
+  }
+  WireCost cost;
+  for (double s : sent) {
+    cost.sent_per_rank_max = std::max(cost.sent_per_rank_max, s);
+    cost.sent_total += s;
+  }
+  return cost;
+}
+
+namespace {
+const CollectiveRegistration kRecdbl(CollectiveInfo{
+    "sparcml-recdbl",
+    "SparCML recursive doubling: log2(n) rounds of pairwise sparse exchange-and-merge, dense once denser",
+    true,
+    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    [](const CollectiveSetup& s) { return SparcmlRecursiveDoubling::create(s); },
+    [](const CostInputs& c) { return SparcmlRecursiveDoubling::analytic_cost(c); },
+});
+}  // namespace
+
+}  // namespace omnib

@@ -1,0 +1,173 @@
+#include "baselines/sparcml_split.h"
+
+#include <cstring>
+
+#include "baselines/even_partition.h"
+#include "baselines/sparse_cost.h"
+#include "baselines/sparse_stream.h"
+
+namespace omnib {
+namespace {
+
+constexpr uint32_t kTagReduceScatter = 1;
+constexpr uint32_t kTagAllgather = 2;
+
+std::vector<std::pair<int, int>> mesh_pairs(int n) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) pairs.push_back({a, b});
+  return pairs;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Collective>> SparcmlSplit::create(const CollectiveSetup& setup) {
+  auto links = PeerLinks::establish(*setup.links, mesh_pairs(setup.job.nodes));
+  if (!links.is_ok()) return links.status().with_context("sparcml-split: ");
+  return std::unique_ptr<Collective>(new SparcmlSplit(setup, links.take()));
+}
+
+SparcmlSplit::SparcmlSplit(const CollectiveSetup& setup, PeerLinks links)
+    : job_(setup.job),
+      dtype_(setup.dtype),
+      elem_size_(dtype_size(setup.dtype)),
+      timeout_(setup.timeout),
+      links_(std::move(links)) {
+  if (job_.is_worker())
+    for (int r = 0; r < job_.nodes; ++r)
+      if (r != job_.rank) peers_.push_back(r);
+  piece_scratch_.resize(peers_.size());
+  lanes_ = std::make_unique<LaneGroup>(static_cast<int>(2 * peers_.size()));
+}
+
+SparcmlSplit::~SparcmlSplit() {
+  abort();
+  lanes_.reset();
+}
+
+void SparcmlSplit::abort() {
+  links_.abort_all();
+  std::lock_guard lock(mu_);
+  aborted_ = true;
+  cv_.notify_all();
+}
+
+Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
+  if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
+  if (in.count != out.count) return usage_error("sparcml-split: input and output counts differ");
+  if (in.count > UINT32_MAX)
+    return usage_error("sparcml-split: " + std::to_string(in.count) +
+                       " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
+  // This rank's own contribution to its slice starts the sum.
+  const Slice mine = even_slice(in.count, job_.nodes, job_.rank);
+  if (out.data != in.data)
+    std::memcpy(out.as<uint32_t>() + mine.begin, in.as<const uint32_t>() + mine.begin, mine.length * elem_size_);
+  if (peers_.empty()) return Status::ok();
+  ++seq_;
+  in_ = in;
+  out_ = out;
+  {
+    std::lock_guard lock(mu_);
+    contributions_ = 0;
+    chunks_summed_ = 0;
+    result_ready_ = false;
+  }
+  const size_t p = peers_.size();
+  std::function<Status(int)> body = [this, p](int lane) {
+    const auto l = static_cast<size_t>(lane);
+    return l < p ? send_to(l) : receive_from(l - p);
+  };
+  std::function<void()> on_failure = [this] { abort(); };
+  return lanes_->run(body, on_failure).with_context("rank " + std::to_string(job_.rank) + ": sparcml-split: ");
+}
+
+void SparcmlSplit::contribution_done() {
+  // Caller holds mu_.
+  if (++contributions_ < peers_.size()) return;
+  const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
+  result_ = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
+  result_ready_ = true;
+  cv_.notify_all();
+}
+
+Status SparcmlSplit::wait_for_result() {
+  std::unique_lock lock(mu_);
+  // The timeout bounds a wait without progress, not the whole reduction.
+  while (!aborted_ && !result_ready_) {
+    const uint64_t seen = chunks_summed_;
+    if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || result_ready_ || chunks_summed_ != seen; }))
+      return timeout_error("no part of this rank's slice arrived within the timeout (is a peer stuck? raise -T "
+                           "if it is only slow)");
+  }
+  if (aborted_) return unavailable_error("aborted after another lane failed");
+  return Status::ok();
+}
+
+// To one peer: its slice of this rank's tensor, then this rank's reduced slice.
+Status SparcmlSplit::send_to(size_t peer_index) {
+  const int peer = peers_[peer_index];
+  Connection& link = *links_.to(peer);
+  const Slice theirs = even_slice(in_.count, job_.nodes, peer);
+  // Reads the input only in the peer's slice; nothing writes there until the
+  // peer has everything this lane sends.
+  const VectorView piece = extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_,
+                                           piece_scratch_[peer_index]);
+  OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduceScatter, seq_, piece));
+  OMNIB_RETURN_IF_ERROR(wait_for_result());
+  return send_vector(link, kTagAllgather, seq_, result_);
+}
+
+// From one peer: its part of this rank's slice (summed in), then the peer's
+// reduced slice (written to the output).
+Status SparcmlSplit::receive_from(size_t peer_index) {
+  const int peer = peers_[peer_index];
+  Connection& link = *links_.to(peer);
+  const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
+  OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagReduceScatter, seq_, mine.begin, mine.end(),
+                                       "sparcml-split reduce-scatter", [&](const Chunk& c) {
+                                         std::lock_guard lock(mu_);
+                                         add_view_into(dtype_, c.view(), out_.data);
+                                         ++chunks_summed_;
+                                         cv_.notify_all();
+                                       }));
+  {
+    std::lock_guard lock(mu_);
+    contribution_done();
+  }
+  const Slice theirs = even_slice(out_.count, job_.nodes, peer);
+  auto* out = out_.as<uint32_t>();
+  bool first = true;
+  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), "sparcml-split allgather",
+                        [&](const Chunk& c) {
+                          // A sparse slice leaves zeros where it has no pair.
+                          if (first && !c.dense) std::memset(out + theirs.begin, 0, theirs.length * elem_size_);
+                          first = false;
+                          if (c.dense)
+                            std::memcpy(out + c.first, c.values, c.items * elem_size_);
+                          else
+                            add_view_into(dtype_, c.view(), out_.data);
+                        });
+}
+
+WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {
+  const int n = c.nodes;
+  if (n <= 1) return {};
+  const double m = static_cast<double>(c.count) / n;  // elements in one owner's slice
+  const double upload = smaller_stream_bytes(c.element_density * m, m, c.elem_size);
+  const double download = smaller_stream_bytes(c.union_element_density * m, m, c.elem_size);
+  const double per_rank = (n - 1) * (upload + download);
+  return {per_rank, n * per_rank};
+}
+
+namespace {
+const CollectiveRegistration kSplit(CollectiveInfo{
+    "sparcml-split",
+    "SparCML split allgather: sparse reduce-scatter to slice owners, then allgather of the reduced slices",
+    true,
+    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    [](const CollectiveSetup& s) { return SparcmlSplit::create(s); },
+    [](const CostInputs& c) { return SparcmlSplit::analytic_cost(c); },
+});
+}  // namespace
+
+}  // namespace omnib

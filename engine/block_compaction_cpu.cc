@@ -1,0 +1,65 @@
+// CPU reference of the block compaction contract (engine/block_compaction.h).
+// The non-zero test is block_scan's vectorized block_is_nonzero; copies and
+// fills are memcpy/memset over runs of adjacent blocks, so both directions
+// stream at memory speed.
+#include <cstring>
+
+#include "engine/block_compaction.h"
+#include "engine/block_scan.h"
+
+namespace omnib {
+namespace {
+
+constexpr size_t kElemBytes = 4;
+
+}  // namespace
+
+Result<uint64_t> compact_blocks(const void* tensor, const BlockLayout& layout, BlockRange range,
+                                uint64_t* indices, void* values) {
+  OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
+  const auto* words = static_cast<const uint32_t*>(tensor);
+  auto* out = static_cast<uint8_t*>(values);
+  const size_t block_bytes = layout.block_size() * kElemBytes;
+  uint64_t n = 0;
+  for (uint64_t b = range.begin; b < range.end; ++b) {
+    const uint32_t* block = words + layout.block_begin(b);
+    size_t len = layout.block_length(b);
+    if (!block_is_nonzero(block, len)) continue;
+    // The block was just read by the test, so this copy comes from cache.
+    std::memcpy(out + n * block_bytes, block, len * kElemBytes);
+    indices[n++] = b;
+  }
+  return n;
+}
+
+Status scatter_blocks(const uint64_t* indices, uint64_t n, const void* values, const BlockLayout& layout,
+                      BlockRange range, void* out, ScatterMode mode) {
+  OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
+  OMNIB_RETURN_IF_ERROR(check_block_indices(indices, n, range));
+  const auto* in = static_cast<const uint8_t*>(values);
+  auto* dst = static_cast<uint8_t*>(out);
+  const bool zero = mode == ScatterMode::kZeroUnlisted;
+  uint64_t next_unwritten = range.begin;  // first block of the range not yet written
+  uint64_t k = 0;
+  while (k < n) {
+    // A run of adjacent listed blocks is contiguous on both sides: one copy.
+    uint64_t first = indices[k];
+    uint64_t run = 1;
+    while (k + run < n && indices[k + run] == first + run) ++run;
+    if (zero && first > next_unwritten) {
+      std::memset(dst + layout.block_begin(next_unwritten) * kElemBytes, 0,
+                  layout.elements_in({next_unwritten, first}) * kElemBytes);
+    }
+    std::memcpy(dst + layout.block_begin(first) * kElemBytes, in + k * layout.block_size() * kElemBytes,
+                layout.elements_in({first, first + run}) * kElemBytes);
+    next_unwritten = first + run;
+    k += run;
+  }
+  if (zero && range.end > next_unwritten) {
+    std::memset(dst + layout.block_begin(next_unwritten) * kElemBytes, 0,
+                layout.elements_in({next_unwritten, range.end}) * kElemBytes);
+  }
+  return Status::ok();
+}
+
+}  // namespace omnib

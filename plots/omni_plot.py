@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Figures from omni-bench result files (docs/json-schema.md).
+
+    omni_plot.py RESULTS.json [MORE.json ...] -o DIR
+
+Writes PNG and SVG figures into DIR and prints the path of every file it
+wrote, one per line:
+
+  time_vs_density      median time per algorithm against density
+  speedup_vs_density   time of every other algorithm / time of omni
+  time_vs_nodes        median time per algorithm against node count
+  bandwidth_vs_size    bus bandwidth and effective bandwidth against size
+  wire_bytes           bytes sent per rank: measured next to analytic
+
+Only the figures the data supports are drawn (a sweep needs two or more
+values), one per fixed configuration; a file name carries the configuration
+fields that tell its figure apart from the others of its kind. Skipped
+records are ignored; records with wrong results are drawn and flagged.
+
+Needs python3 and matplotlib only. Exit codes follow omni-bench's: 0 ok,
+2 bad input, 6 matplotlib missing.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import textwrap
+
+EXIT_USAGE = 2
+EXIT_UNAVAILABLE = 6
+
+try:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+except ImportError:
+    sys.stderr.write("omni_plot: matplotlib is missing: install python3-matplotlib "
+                     "(apt-get install python3-matplotlib) or pip install matplotlib\n")
+    sys.exit(EXIT_UNAVAILABLE)
+
+# Fields that identify a configuration (docs/json-schema.md), in title order.
+CONFIG_FIELDS = ["workload", "size_bytes", "density", "nodes", "aggregators", "block_size", "overlap",
+                 "dtype", "device", "inplace", "collective"]
+REFERENCE_ALGO = "omni"
+WRONG_STYLE = dict(marker="x", color="red", markersize=11, markeredgewidth=2.2, linestyle="none", zorder=5)
+
+
+class InputError(Exception):
+    pass
+
+
+def human_bytes(n):
+    n = float(n)
+    for unit in ["B", "KiB", "MiB", "GiB", "TiB"]:
+        if abs(n) < 1024 or unit == "TiB":
+            return ("%d %s" % (n, unit)) if n == int(n) else ("%.3g %s" % (n, unit))
+        n /= 1024.0
+    return "%g B" % n
+
+
+def field_text(key, value):
+    if key == "size_bytes":
+        return "size=" + human_bytes(value)
+    if key == "block_size":
+        return "block=%s" % value
+    if key == "inplace":
+        return "in-place" if value else "out-of-place"
+    if key in ("dtype", "device", "collective"):
+        return str(value)
+    return "%s=%s" % (key, value)
+
+
+def load_records(paths):
+    """Returns the usable records of every file, later files winning ties."""
+    by_key = {}
+    for path in paths:
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except FileNotFoundError:
+            raise InputError("%s: no such file" % path)
+        except (OSError, ValueError) as e:
+            raise InputError("%s: not a readable JSON result file (%s)" % (path, e))
+        if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
+            raise InputError("%s: has no \"results\" list: is it an omni-bench -J file?" % path)
+        for rec in doc["results"]:
+            if not isinstance(rec, dict) or rec.get("skipped") or "algo" not in rec:
+                continue
+            if not isinstance(rec.get("time_us"), dict) or rec["time_us"].get("median") is None:
+                continue
+            key = tuple([rec.get(k) for k in CONFIG_FIELDS] + [rec["algo"]])
+            by_key[key] = rec
+    return list(by_key.values())
+
+
+def group_by(records, varying):
+    """Groups records by every configuration field except `varying` (and algo)."""
+    fixed_fields = [k for k in CONFIG_FIELDS if k not in varying]
+    groups = {}
+    for rec in records:
+        groups.setdefault(tuple(rec.get(k) for k in fixed_fields), []).append(rec)
+    return fixed_fields, groups
+
+
+def distinguishing_fields(fixed_fields, group_keys):
+    """The fixed fields whose values differ between groups (for file names)."""
+    out = []
+    for i, k in enumerate(fixed_fields):
+        if len({key[i] for key in group_keys}) > 1:
+            out.append(i)
+    return out
+
+
+def slug(text):
+    return re.sub(r"[^A-Za-z0-9.=+-]+", "_", text).strip("_")
+
+
+def title_of(kind, fixed_fields, key, width=78):
+    parts = [field_text(k, v) for k, v in zip(fixed_fields, key) if v is not None]
+    return kind + "\n" + "\n".join(textwrap.wrap(", ".join(parts), width))
+
+
+def algos_in(records):
+    names = sorted({r["algo"] for r in records})
+    # The engine first, so it keeps the first colour in every figure.
+    return sorted(names, key=lambda a: (a != REFERENCE_ALGO, a))
+
+
+def colour_map(names):
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return {name: cycle[i % len(cycle)] for i, name in enumerate(names)}
+
+
+def spans_decade(values):
+    positive = [v for v in values if v > 0]
+    return len(positive) == len(values) and positive and max(positive) / min(positive) >= 10
+
+
+def size_formatter():
+    return FuncFormatter(lambda v, _pos: human_bytes(v) if v > 0 else "0")
+
+
+class FigureWriter:
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.written = []
+
+    def save(self, fig, name):
+        os.makedirs(self.out_dir, exist_ok=True)
+        for ext in ("png", "svg"):
+            path = os.path.join(self.out_dir, "%s.%s" % (name, ext))
+            if ext == "svg":
+                fig.savefig(path, format="svg", metadata={"Date": None})
+            else:
+                fig.savefig(path, format="png", dpi=120)
+            self.written.append(path)
+            print(path)
+        plt.close(fig)
+
+
+def flag_wrong(ax, xs_ys, labelled):
+    """Red crosses over points whose results were wrong; returns whether any were drawn."""
+    if not xs_ys:
+        return labelled
+    xs, ys = zip(*xs_ys)
+    ax.plot(xs, ys, label=None if labelled else "wrong result", **WRONG_STYLE)
+    return True
+
+
+def time_errors(recs):
+    """Whiskers from the fastest iteration to the 95th percentile."""
+    lower, upper = [], []
+    for r in recs:
+        t = r["time_us"]
+        med = t["median"]
+        lower.append(max(0.0, med - t.get("min", med)))
+        upper.append(max(0.0, t.get("p95", med) - med))
+    return [lower, upper]
+
+
+def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_default=None, size_axis=False):
+    """One time-vs-`axis_field` figure per fixed configuration."""
+    fixed_fields, groups = group_by(records, varying)
+    keys = [k for k, g in groups.items() if len({r[axis_field] for r in g}) >= 2]
+    differ = distinguishing_fields(fixed_fields, keys)
+    for key in keys:
+        recs = groups[key]
+        names = algos_in(recs)
+        colours = colour_map(names)
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        any_wrong = False
+        for algo in names:
+            pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r[axis_field])
+            xs = [r[axis_field] for r in pts]
+            ys = [r["time_us"]["median"] for r in pts]
+            ax.errorbar(xs, ys, yerr=time_errors(pts), marker="o", capsize=3, color=colours[algo], label=algo)
+            any_wrong = flag_wrong(ax, [(r[axis_field], r["time_us"]["median"]) for r in pts
+                                        if r.get("correct") is False], any_wrong)
+        xs_all = [r[axis_field] for r in recs]
+        if log_x_default is True or (log_x_default is None and spans_decade(xs_all)):
+            ax.set_xscale("log", base=2 if size_axis else 10)
+        if size_axis:
+            ax.xaxis.set_major_formatter(size_formatter())
+        if axis_field == "nodes":
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if spans_decade([r["time_us"]["median"] for r in recs]):
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("median time per allreduce (µs)\nwhiskers: min to p95")
+        ax.set_title(title_of(kind + (" (wrong results flagged)" if any_wrong else ""), fixed_fields, key),
+                     fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=9)
+        fig.tight_layout()
+        writer.save(fig, file_name(name, fixed_fields, key, differ))
+    return keys, fixed_fields, groups, differ
+
+
+def file_name(name, fixed_fields, key, differ):
+    if not differ:
+        return name
+    return name + "__" + slug("_".join(field_text(fixed_fields[i], key[i]) for i in differ))
+
+
+def plot_speedup(writer, keys, fixed_fields, groups, differ):
+    for key in keys:
+        recs = groups[key]
+        ref = {r["density"]: r for r in recs if r["algo"] == REFERENCE_ALGO}
+        others = [a for a in algos_in(recs) if a != REFERENCE_ALGO]
+        if len(ref) < 2 or not others:
+            continue
+        colours = colour_map(algos_in(recs))
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        all_speedups = []
+        any_wrong = False
+        for algo in others:
+            pts = sorted((r for r in recs if r["algo"] == algo and r["density"] in ref), key=lambda r: r["density"])
+            pairs = [(r["density"], r["time_us"]["median"] / ref[r["density"]]["time_us"]["median"], r)
+                     for r in pts if ref[r["density"]]["time_us"]["median"] > 0]
+            if not pairs:
+                continue
+            ax.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="o", color=colours[algo],
+                    label="%s / %s" % (algo, REFERENCE_ALGO))
+            all_speedups += [p[1] for p in pairs]
+            any_wrong = flag_wrong(ax, [(d, s) for d, s, r in pairs
+                                        if r.get("correct") is False or ref[d].get("correct") is False], any_wrong)
+        if not all_speedups:
+            plt.close(fig)
+            continue
+        ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="break-even")
+        if spans_decade(list(ref.keys())):
+            ax.set_xscale("log")
+        if spans_decade(all_speedups + [1.0]):
+            ax.set_yscale("log")
+        ax.set_xlabel("density (fraction of non-zero elements per rank)")
+        ax.set_ylabel("speedup of %s (other time / %s time, ×)" % (REFERENCE_ALGO, REFERENCE_ALGO))
+        ax.set_title(title_of("Speedup of %s vs density" % REFERENCE_ALGO +
+                              (" (wrong results flagged)" if any_wrong else ""), fixed_fields, key), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=9)
+        fig.tight_layout()
+        writer.save(fig, file_name("speedup_vs_density", fixed_fields, key, differ))
+
+
+def plot_bandwidth(writer, records):
+    fixed_fields, groups = group_by(records, ["size_bytes"])
+    keys = [k for k, g in groups.items() if len({r["size_bytes"] for r in g}) >= 2]
+    differ = distinguishing_fields(fixed_fields, keys)
+    for key in keys:
+        recs = groups[key]
+        names = algos_in(recs)
+        colours = colour_map(names)
+        fig, (bus, eff) = plt.subplots(1, 2, figsize=(12, 5))
+        any_wrong = False
+        for ax, field, label in ((bus, "busbw_GBps", "bus bandwidth (GB/s, dense convention)"),
+                                 (eff, "algbw_GBps", "effective bandwidth: size / time (GB/s)")):
+            labelled = False  # one "wrong result" legend entry per panel
+            for algo in names:
+                pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r["size_bytes"])
+                ax.plot([r["size_bytes"] for r in pts], [r.get(field, 0) for r in pts], marker="o",
+                        color=colours[algo], label=algo)
+                labelled = flag_wrong(ax, [(r["size_bytes"], r.get(field, 0)) for r in pts
+                                           if r.get("correct") is False], labelled)
+            any_wrong = any_wrong or labelled
+            if spans_decade([r.get(field, 0) for r in recs]):
+                ax.set_yscale("log")
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(size_formatter())
+            ax.set_xlabel("tensor size per rank")
+            ax.set_ylabel(label)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=9)
+        fig.suptitle(title_of("Bandwidth vs size" + (" (wrong results flagged)" if any_wrong else ""),
+                              fixed_fields, key), fontsize=10)
+        fig.tight_layout()
+        writer.save(fig, file_name("bandwidth_vs_size", fixed_fields, key, differ))
+
+
+def wire(rec, kind):
+    block = rec.get(kind) or {}
+    v = block.get("sent_per_rank_max")
+    return None if v is None else float(v)
+
+
+def plot_wire_bytes(writer, records):
+    """Wire bytes against density where densities were swept, else bars per configuration."""
+    fixed_fields, groups = group_by(records, ["density"])
+    swept = {k for k, g in groups.items() if len({r["density"] for r in g}) >= 2}
+    differ = distinguishing_fields(fixed_fields, list(swept))
+    for key in [k for k in groups if k in swept]:
+        recs = groups[key]
+        names = algos_in(recs)
+        colours = colour_map(names)
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        values = []
+        any_wrong = False
+        for algo in names:
+            pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r["density"])
+            measured = [(r["density"], wire(r, "wire_bytes")) for r in pts if wire(r, "wire_bytes") is not None]
+            analytic = [(r["density"], wire(r, "analytic_bytes")) for r in pts
+                        if wire(r, "analytic_bytes") is not None]
+            if measured:
+                ax.plot(*zip(*measured), marker="o", color=colours[algo], label="%s measured" % algo)
+            if analytic:
+                ax.plot(*zip(*analytic), linestyle="--", color=colours[algo], label="%s analytic" % algo)
+            values += [v for _, v in measured + analytic]
+            any_wrong = flag_wrong(ax, [(r["density"], wire(r, "wire_bytes")) for r in pts
+                                        if r.get("correct") is False and wire(r, "wire_bytes") is not None],
+                                   any_wrong)
+        if spans_decade([r["density"] for r in recs]):
+            ax.set_xscale("log")
+        if spans_decade(values):
+            ax.set_yscale("log", base=2)  # ticks at binary sizes
+        ax.yaxis.set_major_formatter(size_formatter())
+        ax.set_xlabel("density (fraction of non-zero elements per rank)")
+        ax.set_ylabel("bytes sent per iteration by the busiest rank")
+        ax.set_title(title_of("Bytes on the wire per rank vs density" +
+                              (" (wrong results flagged)" if any_wrong else ""), fixed_fields, key), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8, ncol=2)
+        fig.tight_layout()
+        writer.save(fig, file_name("wire_bytes_vs_density", fixed_fields, key, differ))
+
+    # Configurations without a density sweep: measured and analytic bars.
+    single = [r for k, g in groups.items() if k not in swept for r in g]
+    all_fields, configs = group_by(single, [])
+    differ = distinguishing_fields(all_fields, list(configs))
+    for key, recs in configs.items():
+        names = algos_in(recs)
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(names) + 2), 5))
+        xs = range(len(names))
+        width = 0.38
+        measured = [wire(next(r for r in recs if r["algo"] == a), "wire_bytes") for a in names]
+        analytic = [wire(next(r for r in recs if r["algo"] == a), "analytic_bytes") for a in names]
+        ax.bar([x - width / 2 for x in xs], [m or 0 for m in measured], width, label="measured")
+        ax.bar([x + width / 2 for x in xs], [a or 0 for a in analytic], width, label="analytic", alpha=0.6)
+        for x, m in zip(xs, measured):
+            if m is None:
+                ax.annotate("not counted", (x - width / 2, 0), ha="center", va="bottom", fontsize=8, rotation=90)
+        wrong = [(x - width / 2, m or 0) for x, a, m in zip(xs, names, measured)
+                 if next(r for r in recs if r["algo"] == a).get("correct") is False]
+        any_wrong = flag_wrong(ax, wrong, False)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(names, rotation=20)
+        ax.yaxis.set_major_formatter(size_formatter())
+        ax.set_ylabel("bytes sent per iteration by the busiest rank")
+        ax.set_title(title_of("Bytes on the wire per rank" + (" (wrong results flagged)" if any_wrong else ""),
+                              all_fields, key), fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=9)
+        fig.tight_layout()
+        writer.save(fig, file_name("wire_bytes", all_fields, key, differ))
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Figures from omni-bench result JSON files.")
+    parser.add_argument("results", nargs="+", help="result files written by omni-bench allreduce -J")
+    parser.add_argument("-o", "--output", required=True, help="folder for the PNG and SVG files")
+    args = parser.parse_args(argv)
+
+    try:
+        records = load_records(args.results)
+    except InputError as e:
+        sys.stderr.write("omni_plot: %s\n" % e)
+        return EXIT_USAGE
+    if not records:
+        sys.stderr.write("omni_plot: nothing to plot: the files hold no measured (non-skipped) records\n")
+        return EXIT_USAGE
+    plt.rcParams["svg.hashsalt"] = "omni-bench"  # stable SVG ids run to run
+    plt.rcParams["svg.fonttype"] = "none"  # text stays text: searchable and editable
+    writer = FigureWriter(args.output)
+    keys, fixed_fields, groups, differ = plot_sweep(
+        writer, records, ["density"], "density", "Time vs density", "time_vs_density",
+        "density (fraction of non-zero elements per rank)")
+    plot_speedup(writer, keys, fixed_fields, groups, differ)
+    plot_sweep(writer, records, ["nodes"], "nodes", "Time vs node count", "time_vs_nodes", "worker nodes",
+               log_x_default=False)
+    plot_bandwidth(writer, records)
+    plot_wire_bytes(writer, records)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,64 @@
+#include "engine/omni/block_batch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/transport/frame_format.h"
+
+namespace omnib {
+namespace {
+
+// Flattens the iovecs the way a socket would see them.
+std::vector<uint8_t> flatten(const std::vector<iovec>& iov) {
+  std::vector<uint8_t> out;
+  for (const auto& v : iov) {
+    auto* p = static_cast<const uint8_t*>(v.iov_base);
+    out.insert(out.end(), p, p + v.iov_len);
+  }
+  return out;
+}
+
+TEST(BlockBatch, RoundTripWithAdjacentAndShortBlocks) {
+  std::vector<float> t(1000);
+  for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(i);
+  BlockLayout layout(t.size(), 256);
+  std::vector<uint64_t> indices{0, 1, 3};
+  BatchHeader h{3, 0, kEndOfStream};
+  std::vector<iovec> iov;
+  gather_batch_iovecs(h, indices, t.data(), layout, 4, iov);
+  EXPECT_EQ(iov.size(), 4u);  // header, indices, blocks 0-1 merged, block 3
+  auto bytes = flatten(iov);
+  EXPECT_EQ(bytes.size() + sizeof(wire::FrameHeader), batch_wire_bytes(3, (256 + 256 + 232) * 4));
+
+  BatchView view;
+  ASSERT_TRUE(decode_batch(bytes, layout, 4, {0, 4}, view).is_ok());
+  ASSERT_EQ(view.count, 3u);
+  EXPECT_EQ(view.next, kEndOfStream);
+  float first_of_block3;
+  std::memcpy(&first_of_block3, view.values + view.value_offsets[2], 4);
+  EXPECT_EQ(first_of_block3, 768.0f);
+}
+
+TEST(BlockBatch, RejectsMalformedBatches) {
+  BlockLayout layout(1024, 256);
+  std::vector<float> t(1024, 1.0f);
+  auto encode = [&](std::vector<uint64_t> idx, uint64_t next) {
+    BatchHeader h{static_cast<uint32_t>(idx.size()), 0, next};
+    std::vector<iovec> iov;
+    gather_batch_iovecs(h, idx, t.data(), layout, 4, iov);
+    return flatten(iov);
+  };
+  BatchView view;
+  EXPECT_FALSE(decode_batch(encode({2, 1}, kEndOfStream), layout, 4, {0, 4}, view).is_ok());  // out of order
+  EXPECT_FALSE(decode_batch(encode({1}, kEndOfStream), layout, 4, {2, 4}, view).is_ok());     // outside shard
+  EXPECT_FALSE(decode_batch(encode({1}, 1), layout, 4, {0, 4}, view).is_ok());                // look-ahead behind
+  auto truncated = encode({1, 2}, kEndOfStream);
+  truncated.pop_back();
+  EXPECT_FALSE(decode_batch(truncated, layout, 4, {0, 4}, view).is_ok());
+  EXPECT_FALSE(decode_batch(std::vector<uint8_t>(3), layout, 4, {0, 4}, view).is_ok());
+  EXPECT_TRUE(decode_batch(encode({}, kEndOfStream), layout, 4, {0, 4}, view).is_ok());
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,126 @@
+// Random block-sparse tensors and a naive reference of the block compaction
+// contract, shared by the CPU and GPU compaction tests.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/block_layout.h"
+
+namespace omnib::test_inputs {
+
+// Outputs are filled with this first, so an element nobody wrote cannot pass.
+// The generator below never produces it.
+constexpr uint32_t kPoison = 0x7fbadbadu;
+constexpr uint32_t kNegativeZero = 0x80000000u;
+
+// A tensor of `count` 32-bit words whose blocks are non-zero with
+// probability `density`. Zero blocks mix +0.0 and -0.0; non-zero blocks are
+// dense, half zero, or hold a single non-zero word (sometimes a denormal or
+// a negative denormal) at a random place, so the first non-zero element of a
+// block can sit anywhere in it.
+inline std::vector<uint32_t> make_block_sparse(size_t count, size_t block_size, double density, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution nonzero(density);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::uniform_int_distribution<int> style(0, 3);
+  auto random_nonzero = [&] {
+    uint32_t v;
+    do v = bits(rng); while ((v & 0x7fffffffu) == 0 || v == kPoison);
+    return v;
+  };
+  BlockLayout layout(count, block_size);
+  std::vector<uint32_t> t(count);
+  for (uint64_t b = 0; b < layout.num_blocks(); ++b) {
+    size_t begin = layout.block_begin(b), len = layout.block_length(b);
+    for (size_t i = 0; i < len; ++i) t[begin + i] = (bits(rng) & 1) ? kNegativeZero : 0;
+    if (!nonzero(rng)) continue;
+    switch (style(rng)) {
+      case 0:  // dense
+        for (size_t i = 0; i < len; ++i) t[begin + i] = random_nonzero();
+        break;
+      case 1:  // about half the words
+        for (size_t i = 0; i < len; ++i) {
+          if (bits(rng) & 1) t[begin + i] = random_nonzero();
+        }
+        t[begin + rng() % len] = random_nonzero();
+        break;
+      case 2:  // one denormal, positive or negative
+        t[begin + rng() % len] = (bits(rng) & 1) ? 0x00000001u : 0x80000001u;
+        break;
+      default:  // one word, often the block's last
+        t[begin + ((bits(rng) & 1) ? len - 1 : rng() % len)] = random_nonzero();
+        break;
+    }
+  }
+  return t;
+}
+
+// The expected compaction of `range`, computed element by element.
+struct Compacted {
+  std::vector<uint64_t> indices;
+  std::vector<uint32_t> values;
+};
+
+inline Compacted naive_compact(const std::vector<uint32_t>& t, const BlockLayout& layout, BlockRange range) {
+  Compacted c;
+  for (uint64_t b = range.begin; b < range.end; ++b) {
+    size_t begin = layout.block_begin(b), len = layout.block_length(b);
+    bool any = false;
+    for (size_t i = 0; i < len; ++i) any |= (t[begin + i] & 0x7fffffffu) != 0;
+    if (!any) continue;
+    c.indices.push_back(b);
+    c.values.insert(c.values.end(), t.begin() + begin, t.begin() + begin + len);
+  }
+  return c;
+}
+
+// A random packed list over `range` (each block listed with probability
+// `density`) with random values, as a scatter input.
+inline Compacted make_packed(const BlockLayout& layout, BlockRange range, double density, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::bernoulli_distribution listed(density);
+  Compacted c;
+  for (uint64_t b = range.begin; b < range.end; ++b) {
+    if (!listed(rng)) continue;
+    c.indices.push_back(b);
+    for (size_t i = 0; i < layout.block_length(b); ++i) {
+      uint32_t v;
+      do v = static_cast<uint32_t>(rng()); while (v == kPoison);
+      c.values.push_back(v);
+    }
+  }
+  return c;
+}
+
+// What scatter must leave in a tensor that held `before`.
+inline std::vector<uint32_t> naive_scatter(std::vector<uint32_t> before, const Compacted& packed,
+                                           const BlockLayout& layout, BlockRange range, bool zero_unlisted) {
+  if (zero_unlisted) {
+    for (size_t i = layout.block_begin(range.begin); i < layout.block_begin(range.begin) + layout.elements_in(range); ++i) {
+      before[i] = 0;
+    }
+  }
+  size_t src = 0;
+  for (uint64_t b : packed.indices) {
+    for (size_t i = 0; i < layout.block_length(b); ++i) before[layout.block_begin(b) + i] = packed.values[src++];
+  }
+  return before;
+}
+
+// Element counts worth testing for a block size: tiny, around one block, and
+// many blocks with a short last one.
+inline std::vector<size_t> interesting_counts(size_t block_size) {
+  return {1, block_size - (block_size > 1), block_size, block_size + 1, 5 * block_size + 3, 64 * block_size - 1,
+          300 * block_size + block_size / 2 + 1};
+}
+
+// For SCOPED_TRACE.
+inline std::string describe(size_t count, size_t block_size, double density, BlockRange r) {
+  return "count " + std::to_string(count) + ", block size " + std::to_string(block_size) + ", density " +
+         std::to_string(density) + ", blocks [" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")";
+}
+
+}  // namespace omnib::test_inputs

@@ -1,0 +1,60 @@
+#include "engine/block_layout.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/block_scan.h"
+
+namespace omnib {
+namespace {
+
+TEST(BlockLayout, ShortLastBlock) {
+  BlockLayout l(1000, 256);
+  EXPECT_EQ(l.num_blocks(), 4u);
+  EXPECT_EQ(l.block_length(0), 256u);
+  EXPECT_EQ(l.block_length(3), 1000u - 768u);
+  EXPECT_EQ(l.elements_in({0, 4}), 1000u);
+  EXPECT_EQ(l.elements_in({1, 3}), 512u);
+  EXPECT_EQ(l.elements_in({2, 2}), 0u);
+}
+
+TEST(BlockLayout, TensorSmallerThanOneBlock) {
+  BlockLayout l(10, 256);
+  EXPECT_EQ(l.num_blocks(), 1u);
+  EXPECT_EQ(l.block_length(0), 10u);
+}
+
+TEST(BlockLayout, ShardRangesCoverEveryBlockOnce) {
+  for (size_t blocks : {0, 1, 3, 7, 100, 1001}) {
+    for (int shards : {1, 2, 3, 4, 8}) {
+      BlockLayout l(blocks * 4, 4);
+      uint64_t expected_begin = 0;
+      for (int s = 0; s < shards; ++s) {
+        BlockRange r = l.shard_range(s, shards);
+        EXPECT_EQ(r.begin, expected_begin);
+        EXPECT_LE(r.size(), blocks / shards + 1);
+        expected_begin = r.end;
+      }
+      EXPECT_EQ(expected_begin, l.num_blocks());
+    }
+  }
+}
+
+TEST(BlockScan, FindsNonZeroBlocksAndTreatsNegativeZeroAsZero) {
+  std::vector<float> t(1000, 0.0f);
+  t[5] = 1.0f;       // block 0
+  t[300] = -0.0f;    // block 1: negative zero is zero
+  t[999] = -2.0f;    // block 3 (short)
+  t[600] = 1e-38f;   // block 2: a denormal is non-zero
+  auto blocks = nonzero_blocks(t.data(), BlockLayout(t.size(), 256));
+  EXPECT_EQ(blocks, (std::vector<uint64_t>{0, 2, 3}));
+}
+
+TEST(BlockScan, LongBlocksUseTheWideLoop) {
+  std::vector<float> t(4096 * 3, 0.0f);
+  t[4096 + 4000] = 3.0f;
+  auto blocks = nonzero_blocks(t.data(), BlockLayout(t.size(), 4096));
+  EXPECT_EQ(blocks, (std::vector<uint64_t>{1}));
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,126 @@
+// End-to-end: the omni engine (and the ps baseline, which shares its code)
+// run as real processes on loopback and must match the reference exactly.
+#include <gtest/gtest.h>
+
+#include "tests/cli_runner.h"
+
+namespace omnib {
+namespace {
+
+using testing::read_json;
+using testing::run_cli;
+using testing::temp_path;
+
+struct Case {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+// Runs `allreduce` with args, expects success, and returns the JSON.
+nlohmann::json run_ok(std::vector<std::string> args) {
+  std::string json = temp_path("out.json");
+  std::vector<std::string> full{"allreduce", "-n", "2", "-w", "1", "-T", "20", "-J", json};
+  full.insert(full.end(), args.begin(), args.end());
+  auto r = run_cli(full);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  if (r.exit_code != 0) return {};
+  return read_json(json);
+}
+
+void expect_all_correct(const nlohmann::json& doc, size_t expected_rows) {
+  ASSERT_TRUE(doc.contains("results"));
+  EXPECT_EQ(doc["results"].size(), expected_rows);
+  for (const auto& r : doc["results"]) {
+    EXPECT_TRUE(r["correct"].get<bool>()) << r.dump();
+    EXPECT_EQ(r["wrong_elements"].get<uint64_t>(), 0u) << r["algo"];
+    EXPECT_TRUE(r["checked"].get<bool>());
+  }
+}
+
+class OmniExactResults : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OmniExactResults, MatchesReference) {
+  auto args = GetParam().args;
+  auto doc = run_ok(args);
+  ASSERT_FALSE(doc.is_null());
+  size_t sizes = 0;
+  for (const auto& r : doc["results"]) (void)r, ++sizes;
+  expect_all_correct(doc, sizes);
+  EXPECT_GT(sizes, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configurations, OmniExactResults,
+    ::testing::Values(
+        Case{"density0", {"--algo", "omni,ps", "--nodes", "4", "-b", "256K", "-e", "256K", "--density", "0"}},
+        Case{"density1", {"--algo", "omni,ps", "--nodes", "4", "-b", "256K", "-e", "256K", "--density", "1"}},
+        Case{"one_rank", {"--algo", "omni", "--nodes", "1", "-b", "64K", "-e", "64K", "--density", "0.3"}},
+        Case{"two_ranks", {"--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "64K", "--density", "0.3"}},
+        Case{"count_not_multiple_of_block",
+             {"--algo", "omni,ps", "--nodes", "3", "-b", "400012", "-e", "400012", "--density", "0.2", "--block-size", "256"}},
+        Case{"smaller_than_one_block",
+             {"--algo", "omni,ps", "--nodes", "3", "-b", "40", "-e", "40", "--density", "1", "--block-size", "256"}},
+        Case{"identical_sets", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.1", "--overlap", "full"}},
+        Case{"disjoint_sets", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.2", "--overlap", "none"}},
+        Case{"partial_overlap", {"--algo", "omni", "--nodes", "5", "-b", "1M", "-e", "1M", "--density", "0.1", "--overlap", "0.5"}},
+        Case{"dedicated_aggregators",
+             {"--algo", "omni,ps", "--nodes", "3", "--aggregators", "2", "-b", "1M", "-e", "1M", "--density", "0.1"}},
+        Case{"one_aggregator_many_workers",
+             {"--algo", "omni", "--nodes", "5", "--aggregators", "1", "-b", "256K", "-e", "256K", "--density", "0.05"}},
+        Case{"several_sizes", {"--algo", "omni,ps", "--nodes", "4", "-b", "4K", "-e", "4M", "-f", "8", "--density", "0.05"}},
+        Case{"in_place", {"--algo", "omni,ps", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.1", "--inplace"}},
+        Case{"int32", {"--algo", "omni", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.1", "-d", "int32"}},
+        Case{"block_size_1", {"--algo", "omni", "--nodes", "3", "-b", "64K", "-e", "64K", "--density", "0.05", "--block-size", "1"}},
+        Case{"large_blocks", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.5", "--block-size", "65536"}}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(OmniWireBytes, FollowDensityAndTheModel) {
+  // Issue criterion, scaled down for CI: at d=0.01 a rank sends a small
+  // fraction of what it sends at d=1, and measured bytes match the model.
+  double sent[2];
+  const char* densities[2] = {"0.01", "1"};
+  for (int i = 0; i < 2; ++i) {
+    auto doc = run_ok({"--algo", "omni", "--nodes", "4", "-b", "8M", "-e", "8M", "--density", densities[i]});
+    ASSERT_FALSE(doc.is_null());
+    const auto& r = doc["results"][0];
+    sent[i] = r["wire_bytes"]["sent_per_rank_max"].get<double>();
+    double model = r["analytic_bytes"]["sent_per_rank_max"].get<double>();
+    EXPECT_NEAR(sent[i] / model, 1.0, 0.10) << "density " << densities[i];
+  }
+  EXPECT_LT(sent[0], 0.05 * sent[1]);
+}
+
+TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {
+  auto doc = run_ok({"--algo", "omni", "--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0"});
+  ASSERT_FALSE(doc.is_null());
+  // Per rank: one empty batch to each of 3 remote shards, one empty result to
+  // each of 3 remote workers: 6 * (32 + 16) bytes.
+  EXPECT_EQ(doc["results"][0]["wire_bytes"]["sent_per_rank_max"].get<double>(), 6 * 48);
+}
+
+TEST(OmniReport, TableAndJsonCarryTheRequiredFields) {
+  std::string json = temp_path("fields.json");
+  auto r = run_cli({"allreduce", "--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "256K", "-f", "4", "-n", "3",
+                    "-w", "1", "--density", "0.1", "-J", json});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("busbw"), std::string::npos);
+  EXPECT_NE(r.out.find("wire/rank"), std::string::npos);
+  EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos);
+  auto doc = read_json(json);
+  EXPECT_EQ(doc["schema_version"], 1);
+  for (const char* k : {"version", "git_revision", "hosts", "ranks", "backends"})
+    EXPECT_TRUE(doc["environment"].contains(k)) << k;
+  ASSERT_EQ(doc["results"].size(), 2u);
+  const auto& rec = doc["results"][0];
+  for (const char* k : {"collective", "algo", "size_bytes", "count", "dtype", "density", "block_size", "nodes",
+                        "time_us", "algbw_GBps", "busbw_GBps", "wire_bytes", "wrong_elements", "correct"})
+    EXPECT_TRUE(rec.contains(k)) << k;
+  for (const char* k : {"median", "p95", "p99", "min", "max", "mean", "stdev"}) EXPECT_TRUE(rec["time_us"].contains(k));
+  EXPECT_TRUE(rec["correct"].is_boolean());
+  EXPECT_EQ(rec["samples_us"].size(), 3u);
+  EXPECT_EQ(rec["size_bytes"], 65536);
+  EXPECT_EQ(doc["results"][1]["size_bytes"], 262144);
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,129 @@
+#include "engine/omni/shard_aggregator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+namespace omnib {
+namespace {
+
+// Builds a received frame holding `blocks` (index -> fill value) of a
+// block_size-4 float tensor, announcing `next`.
+Frame make_batch(const std::map<uint64_t, float>& blocks, uint64_t next, const BlockLayout& layout,
+                 BatchView& view) {
+  Frame f;
+  BatchHeader h{static_cast<uint32_t>(blocks.size()), 0, next};
+  f.payload.resize(sizeof(h));
+  std::memcpy(f.payload.data(), &h, sizeof(h));
+  for (const auto& [idx, v] : blocks) {
+    auto* p = reinterpret_cast<const uint8_t*>(&idx);
+    f.payload.insert(f.payload.end(), p, p + 8);
+  }
+  for (const auto& [idx, v] : blocks) {
+    for (size_t i = 0; i < layout.block_length(idx); ++i) {
+      auto* p = reinterpret_cast<const uint8_t*>(&v);
+      f.payload.insert(f.payload.end(), p, p + 4);
+    }
+  }
+  EXPECT_TRUE(decode_batch(f.payload, layout, 4, {0, layout.num_blocks()}, view).is_ok());
+  return f;
+}
+
+float value_of(const ResultBatch& out, size_t i, size_t block_elems) {
+  float v;
+  std::memcpy(&v, out.values.data() + i * block_elems * 4, 4);
+  return v;
+}
+
+class ShardAggregatorTest : public ::testing::Test {
+ protected:
+  BlockLayout layout{40, 4};  // 10 blocks of 4 floats
+  ShardAggregator agg{3, DType::kFloat32};
+  void SetUp() override { agg.reset(layout, {0, 10}); }
+  void push(int w, std::map<uint64_t, float> blocks, uint64_t next) {
+    BatchView view;
+    Frame f = make_batch(blocks, next, layout, view);
+    ASSERT_TRUE(agg.push(w, std::move(f), std::move(view)).is_ok());
+  }
+};
+
+TEST_F(ShardAggregatorTest, WaitsOnlyForWorkersHoldingTheNextBlock) {
+  ResultBatch out;
+  int waiting = -1;
+  push(0, {{2, 1.0f}}, 7);
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
+  EXPECT_EQ(waiting, 1);  // nothing known about worker 1 yet
+  push(1, {{5, 10.0f}}, kEndOfStream);
+  push(2, {{2, 100.0f}}, kEndOfStream);
+  // Block 2 is held by workers 0 and 2 only; block 5 by worker 1 only.
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
+  EXPECT_EQ(waiting, 0);  // worker 0 announced block 7, not yet delivered
+  ASSERT_EQ(out.indices, (std::vector<uint64_t>{2, 5}));
+  EXPECT_EQ(value_of(out, 0, 4), 101.0f);
+  EXPECT_EQ(value_of(out, 1, 4), 10.0f);
+  push(0, {{7, 2.0f}}, kEndOfStream);
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{2, 5, 7}));
+  EXPECT_EQ(agg.global_next(), kEndOfStream);
+}
+
+TEST_F(ShardAggregatorTest, EmptyStreamsFinishImmediately) {
+  for (int w = 0; w < 3; ++w) push(w, {}, kEndOfStream);
+  ResultBatch out;
+  int waiting = -1;
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_TRUE(out.indices.empty());
+}
+
+TEST_F(ShardAggregatorTest, StopsAtBatchLimitAndResumes) {
+  push(0, {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}}, kEndOfStream);
+  push(1, {}, kEndOfStream);
+  push(2, {{1, 1.0f}}, kEndOfStream);
+  ResultBatch out;
+  int waiting = -1;
+  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kBatchFull);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
+  EXPECT_EQ(value_of(out, 1, 4), 2.0f);
+  out.clear();
+  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{2}));
+}
+
+TEST_F(ShardAggregatorTest, SumsInRankOrderAcrossBatches) {
+  push(0, {{0, 1.0f}}, 3);
+  push(1, {{0, 2.0f}, {3, 5.0f}}, kEndOfStream);
+  push(2, {}, kEndOfStream);
+  push(0, {{3, 4.0f}}, kEndOfStream);
+  ResultBatch out;
+  int waiting = -1;
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 3}));
+  EXPECT_EQ(value_of(out, 0, 4), 3.0f);
+  EXPECT_EQ(value_of(out, 1, 4), 9.0f);
+}
+
+TEST_F(ShardAggregatorTest, RejectsABatchThatBreaksTheLookAhead) {
+  push(0, {{0, 1.0f}}, 3);
+  BatchView view;
+  Frame f = make_batch({{4, 1.0f}}, kEndOfStream, layout, view);  // announced 3, sent 4
+  EXPECT_FALSE(agg.push(0, std::move(f), std::move(view)).is_ok());
+  Frame g = make_batch({}, kEndOfStream, layout, view);
+  push(1, {}, kEndOfStream);
+  BatchView view2;
+  Frame h = make_batch({{1, 1.0f}}, kEndOfStream, layout, view2);  // after END
+  EXPECT_FALSE(agg.push(1, std::move(h), std::move(view2)).is_ok());
+}
+
+TEST_F(ShardAggregatorTest, ResetStartsACleanCollective) {
+  push(0, {{0, 1.0f}}, kEndOfStream);
+  agg.reset(layout, {0, 10});
+  for (int w = 0; w < 3; ++w) push(w, {}, kEndOfStream);
+  ResultBatch out;
+  int waiting = -1;
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_TRUE(out.indices.empty());
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/cli_runner.h"
+#include "tools/sweep/progress_bar.h"
+#include "tools/sweep/sweep_plan.h"
+
+namespace omnib {
+namespace {
+
+TEST(SweepPlan, CrossProductWithNodesOutermost) {
+  SweepLists l;
+  l.densities = {"0.01", "0.1", "1"};
+  l.block_sizes = {"32", "256"};
+  l.nodes = {"2", "4"};
+  l.sizes = {1024, 4096};
+  auto points = expand_sweep(l);
+  ASSERT_EQ(points.size(), 12u);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(points[i].nodes, "2");
+  for (size_t i = 6; i < 12; ++i) EXPECT_EQ(points[i].nodes, "4");
+  EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{1024, 4096}));
+  auto args = points[0].allreduce_args({"omni", "ring"});
+  EXPECT_NE(std::find(args.begin(), args.end(), "omni,ring"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "1024,4096"), args.end());
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--net"), args.end());
+}
+
+TEST(SweepPlan, LinkRatesAddEmulation) {
+  SweepLists l;
+  l.link_rates = {"1gbit", "10gbit"};
+  l.sizes = {1024};
+  auto points = expand_sweep(l);
+  ASSERT_EQ(points.size(), 2u);
+  auto args = points[1].allreduce_args({"omni"});
+  EXPECT_NE(std::find(args.begin(), args.end(), "emulate"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "10gbit"), args.end());
+}
+
+TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
+  SweepLists l;
+  l.densities = {"0.1", "0.5"};
+  l.sizes = {1024, 2048};
+  l.algos = {"omni", "ps"};
+  auto points = expand_sweep(l);
+  auto record = [](const char* algo, double density, uint64_t size) {
+    return nlohmann::json{{"algo", algo},  {"density", density}, {"size_bytes", size}, {"block_size", 256},
+                          {"nodes", 4},    {"overlap", "random"}, {"workload", "blocks"}};
+  };
+  nlohmann::json existing = nlohmann::json::array();
+  existing.push_back(record("omni", 0.1, 1024));
+  existing.push_back(record("ps", 0.1, 1024));   // (0.1, 1024) complete
+  existing.push_back(record("omni", 0.1, 2048));  // (0.1, 2048) lacks ps
+  existing.push_back(record("omni", 0.5, 1024));
+  existing.push_back(record("ps", 0.5, 1024));
+  existing.push_back(record("omni", 0.5, 2048));
+  existing.push_back(record("ps", 0.5, 2048));    // 0.5 complete
+  EXPECT_EQ(drop_finished(points, l.algos, existing), 3u);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].density, "0.1");
+  EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{2048}));
+}
+
+TEST(SweepPlan, SizesFromListOrRange) {
+  EXPECT_EQ(sweep_sizes("1K,4K", "", "", 2).value(), (std::vector<uint64_t>{1024, 4096}));
+  EXPECT_EQ(sweep_sizes("", "1K", "8K", 2).value(), (std::vector<uint64_t>{1024, 2048, 4096, 8192}));
+  EXPECT_FALSE(sweep_sizes("", "8K", "1K", 2).is_ok());
+  EXPECT_FALSE(sweep_sizes("1Q", "", "", 2).is_ok());
+}
+
+TEST(ProgressBar, RendersCountsElapsedAndEta) {
+  std::string line = ProgressBar::render(5, 20, 10.0, "nodes 4", 10);
+  EXPECT_NE(line.find("5/20"), std::string::npos) << line;
+  EXPECT_NE(line.find("elapsed 10s"), std::string::npos) << line;
+  EXPECT_NE(line.find("left 30s"), std::string::npos) << line;
+  EXPECT_NE(line.find("[##........]"), std::string::npos) << line;
+  EXPECT_EQ(ProgressBar::format_duration(3725), "1h02m");
+  EXPECT_EQ(ProgressBar::format_duration(125), "2m05s");
+}
+
+TEST(SweepCommand, RunsEveryPointAndResumes) {
+  std::string json = testing::temp_path("sweep.json");
+  std::vector<std::string> args{"sweep", "--density", "0,0.5", "--nodes", "1,2", "--algo", "omni,ps",
+                                "--sizes", "4K,16K", "-J", json, "-n", "2", "-w", "0"};
+  auto r = testing::run_cli(args, {}, 180);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("\r"), std::string::npos) << "no progress bar when stderr is not a terminal";
+  auto doc = testing::read_json(json);
+  EXPECT_EQ(doc["results"].size(), 2u * 2 * 2 * 2);
+  for (const auto& rec : doc["results"]) EXPECT_TRUE(rec["correct"].get<bool>());
+  EXPECT_EQ(doc["configuration"]["allreduce_options"], (nlohmann::json{"-n", "2", "-w", "0"}));
+
+  // Without --resume or --force the file is protected.
+  auto again = testing::run_cli(args, {}, 60);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos);
+
+  // Extend the sweep by one density: only the new points run.
+  args[2] = "0,0.5,1";
+  args.push_back("--resume");
+  auto resumed = testing::run_cli(args, {}, 180);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("8 configuration(s) already done"), std::string::npos) << resumed.err;
+  EXPECT_EQ(testing::read_json(json)["results"].size(), 3u * 2 * 2 * 2);
+}
+
+}  // namespace
+}  // namespace omnib

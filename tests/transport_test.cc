@@ -1,0 +1,162 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "engine/transport/local_connection.h"
+#include "engine/transport/socket_util.h"
+#include "engine/transport/tcp_connection.h"
+
+namespace omnib {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Two TcpConnections joined over loopback.
+struct TcpPair {
+  std::unique_ptr<TcpConnection> a, b;
+  TcpPair(uint32_t job_a, uint32_t job_b, milliseconds timeout) {
+    auto lfd = listen_on({"127.0.0.1", 0});
+    EXPECT_TRUE(lfd.is_ok());
+    auto addr = local_address(lfd.value());
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    auto cfd = dial(addr.value(), deadline);
+    auto sfd = accept_before(lfd.value(), deadline);
+    close(lfd.value());
+    EXPECT_TRUE(configure_stream_socket(cfd.value(), timeout).is_ok());
+    EXPECT_TRUE(configure_stream_socket(sfd.value(), timeout).is_ok());
+    a = std::make_unique<TcpConnection>(cfd.value(), 1, job_a);
+    b = std::make_unique<TcpConnection>(sfd.value(), 0, job_b);
+  }
+};
+
+TEST(TcpConnection, GatherSendAndCountedBytes) {
+  TcpPair p(7, 7, milliseconds(2000));
+  std::string x = "hello ", y = "world";
+  iovec parts[2] = {{x.data(), x.size()}, {y.data(), y.size()}};
+  ASSERT_TRUE(p.a->send(wire::FrameType::kControl, 3, 42, parts).is_ok());
+  Frame f;
+  ASSERT_TRUE(p.b->recv(f).is_ok());
+  EXPECT_EQ(std::string(f.payload.begin(), f.payload.end()), "hello world");
+  EXPECT_EQ(f.header.tag, 3u);
+  EXPECT_EQ(f.header.seq, 42u);
+  EXPECT_EQ(f.type(), wire::FrameType::kControl);
+  EXPECT_EQ(p.a->counters().sent, sizeof(wire::FrameHeader) + 11);
+  EXPECT_EQ(p.b->counters().received, sizeof(wire::FrameHeader) + 11);
+}
+
+TEST(TcpConnection, LargeFramesArriveWhole) {
+  TcpPair p(7, 7, milliseconds(5000));
+  std::vector<uint8_t> big(16 << 20);
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<uint8_t>(i * 31);
+  std::thread sender([&] { EXPECT_TRUE(p.a->send_bytes(wire::FrameType::kDense, 0, 1, big.data(), big.size()).is_ok()); });
+  Frame f;
+  ASSERT_TRUE(p.b->recv(f).is_ok());
+  sender.join();
+  EXPECT_EQ(f.payload, big);
+}
+
+TEST(TcpConnection, RejectsAFrameOfAnotherJob) {
+  TcpPair p(7, 8, milliseconds(2000));
+  ASSERT_TRUE(p.a->send_bytes(wire::FrameType::kControl, 0, 0, "x", 1).is_ok());
+  Frame f;
+  Status s = p.b->recv(f);
+  EXPECT_EQ(s.code(), Code::kUnavailable);
+  EXPECT_NE(s.message().find("job"), std::string::npos) << s.message();
+}
+
+TEST(FrameHeader, ValidationNamesWhatIsWrong) {
+  wire::FrameHeader h = make_header(wire::FrameType::kControl, 7, 0, 0, 0);
+  EXPECT_TRUE(validate_header(h, 7, 1).is_ok());
+  h.magic = 0x12345678;
+  EXPECT_NE(validate_header(h, 7, 1).message().find("magic"), std::string::npos);
+  h.magic = wire::kMagic;
+  h.version = 99;
+  EXPECT_NE(validate_header(h, 7, 1).message().find("version"), std::string::npos);
+  h.version = wire::kVersion;
+  h.length = wire::kMaxPayload + 1;
+  EXPECT_FALSE(validate_header(h, 7, 1).is_ok());
+}
+
+TEST(TcpConnection, SilentPeerTimesOut) {
+  TcpPair p(7, 7, milliseconds(200));
+  Frame f;
+  auto start = std::chrono::steady_clock::now();
+  Status s = p.b->recv(f);
+  EXPECT_EQ(s.code(), Code::kTimeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(TcpConnection, ClosedPeerIsUnavailable) {
+  TcpPair p(7, 7, milliseconds(2000));
+  p.a.reset();
+  Frame f;
+  EXPECT_EQ(p.b->recv(f).code(), Code::kUnavailable);
+}
+
+TEST(TcpConnection, AbortUnblocksAWaitingReceiver) {
+  TcpPair p(7, 7, milliseconds(10000));
+  Status s;
+  std::thread waiter([&] {
+    Frame f;
+    s = p.b->recv(f);
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  auto start = std::chrono::steady_clock::now();
+  p.b->abort();
+  waiter.join();
+  EXPECT_FALSE(s.is_ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(LocalConnection, DeliversInOrderWithoutWireBytes) {
+  auto [a, b] = LocalConnection::make_pair(0, milliseconds(1000), 2);
+  for (int i = 0; i < 2; ++i) ASSERT_TRUE(a->send_bytes(wire::FrameType::kBlocks, 0, i, &i, sizeof(i)).is_ok());
+  // The queue is full: a third send waits, then times out.
+  int three = 3;
+  EXPECT_EQ(a->send_bytes(wire::FrameType::kBlocks, 0, 2, &three, 4).code(), Code::kTimeout);
+  Frame f;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(b->recv(f).is_ok());
+    EXPECT_EQ(f.header.seq, static_cast<uint64_t>(i));
+  }
+  EXPECT_FALSE(a->on_wire());
+  EXPECT_EQ(a->counters().sent, 0u);
+  EXPECT_EQ(b->recv(f).code(), Code::kTimeout);
+}
+
+TEST(LocalConnection, AbortWakesBothEnds) {
+  auto [a, b] = LocalConnection::make_pair(0, milliseconds(10000));
+  Status s;
+  std::thread waiter([&] {
+    Frame f;
+    s = b->recv(f);
+  });
+  std::this_thread::sleep_for(milliseconds(20));
+  a->abort();
+  waiter.join();
+  EXPECT_EQ(s.code(), Code::kUnavailable);
+}
+
+TEST(SocketUtil, ParsesAddresses) {
+  EXPECT_TRUE(parse_socket_address("127.0.0.1:80").is_ok());
+  EXPECT_EQ(parse_socket_address("host:65535").value().port, 65535);
+  EXPECT_FALSE(parse_socket_address("host").is_ok());
+  EXPECT_FALSE(parse_socket_address("host:70000").is_ok());
+  EXPECT_FALSE(parse_socket_address(":80").is_ok());
+}
+
+TEST(SocketUtil, DialGivesUpAtTheDeadline) {
+  auto lfd = listen_on({"127.0.0.1", 0});
+  auto addr = local_address(lfd.value()).value();
+  close(lfd.value());  // nobody listens there now
+  auto start = std::chrono::steady_clock::now();
+  auto fd = dial(addr, start + milliseconds(300));
+  EXPECT_EQ(fd.status().code(), Code::kTimeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,42 @@
+// The typed options of `omni-bench compare`, their CLI binding and checks.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/status.h"
+
+namespace omnib {
+
+// What can be compared between two result files.
+enum class Metric { kBytes, kSpeedup, kTime, kCorrect };
+
+const char* metric_name(Metric m);
+
+struct CompareOptions {
+  std::string baseline_path;
+  std::string current_path;
+  double tolerance = 0.10;       // speedups and times: relative change allowed
+  double bytes_tolerance = 0.01;  // wire bytes: relative change allowed
+  double alpha = 0.05;           // significance level of the Mann-Whitney test
+  bool absolute = false;         // also compare absolute times
+  std::string subject = "omni";  // whose speedups over the others are checked
+  std::string metric_text;       // comma list; empty: all that apply
+  std::string min_size_text = "0";
+  std::string json_path;
+  bool force = false;
+
+  // Derived by validate_compare_options().
+  std::set<Metric> metrics;
+  uint64_t min_size = 0;
+};
+
+// Declares every option on `cmd`.
+void bind_compare_options(CLI::App& cmd, CompareOptions& o);
+// Checks values and fills the derived fields. Usage errors say what to do.
+Status validate_compare_options(CompareOptions& o);
+
+}  // namespace omnib

@@ -1,0 +1,130 @@
+#include "tools/net/command_runner.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace omnib {
+namespace {
+
+std::string join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Reads both pipes to their ends without letting either fill up.
+void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&out, &err};
+  int open_fds = 2;
+  char buf[4096];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof(buf));
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string find_tool(const std::string& name) {
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  path += ":/usr/sbin:/sbin:/usr/bin:/bin";
+  std::stringstream dirs(path);
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    if (dir.empty()) continue;
+    std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+Result<CommandOutput> run_command(const std::vector<std::string>& argv) {
+  const std::string tool = argv[0].find('/') == std::string::npos ? find_tool(argv[0]) : argv[0];
+  if (tool.empty())
+    return unavailable_error("'" + argv[0] + "' was not found on PATH: install iproute2 (it provides ip and tc)");
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) return internal_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return internal_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  // Built before fork: the child of a threaded process must not allocate.
+  std::vector<char*> cargs;
+  for (const auto& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
+  cargs[0] = const_cast<char*>(tool.c_str());
+  cargs.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+    return internal_error("fork for '" + join(argv) + "': " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    // The launcher may be ignoring or catching signals; the tool should not inherit that.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  CommandOutput result;
+  drain(out_pipe[0], err_pipe[0], result.out, result.err);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+bool says_permission_denied(const std::string& err) {
+  return err.find("Operation not permitted") != std::string::npos ||
+         err.find("Permission denied") != std::string::npos;
+}
+
+Status run_checked(const std::vector<std::string>& argv) {
+  auto r = run_command(argv);
+  if (!r.is_ok()) return r.status();
+  const CommandOutput& c = r.value();
+  if (c.exit_code == 0) return Status::ok();
+  if (c.exit_code == 127 && c.err.empty())
+    return unavailable_error("could not start '" + argv[0] + "': install iproute2 (it provides ip and tc)");
+  if (says_permission_denied(c.err))
+    return unavailable_error("'" + join(argv) + "' was refused (" + trimmed(c.err) +
+                             "): network emulation needs root, or CAP_NET_ADMIN and CAP_SYS_ADMIN");
+  return unavailable_error("'" + join(argv) + "' failed (exit " + std::to_string(c.exit_code) +
+                           "): " + trimmed(c.err));
+}
+
+}  // namespace omnib

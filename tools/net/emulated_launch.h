@@ -1,0 +1,17 @@
+// `--net emulate`: runs the local launcher with every rank inside its own
+// namespace of an emulated cluster, and removes the cluster however the run
+// ends (success, failure, a dead rank, SIGINT/SIGTERM/SIGHUP). A SIGKILLed
+// launcher cannot clean up; the next emulated run or `omni-bench net cleanup`
+// removes what it left.
+#pragma once
+
+#include "tools/local_launcher.h"
+#include "tools/net/link_shape.h"
+
+namespace omnib {
+
+// Returns the process exit code: the launch's, 6 when the cluster cannot be
+// built (no privileges, no iproute2, a missing qdisc), 130 when interrupted.
+int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape);
+
+}  // namespace omnib

@@ -1,0 +1,56 @@
+#include "tools/net/net_options.h"
+
+#include "tools/net/net_plan.h"
+
+namespace omnib {
+
+void bind_net_options(CLI::App& cmd, NetOptions& o) {
+  cmd.add_option("--net", o.mode_text,
+                 "loopback, or emulate: each rank in its own network namespace behind a shaped link "
+                 "(needs root; docs/emulation.md)")
+      ->capture_default_str();
+  o.rate_option = cmd.add_option("--link-rate", o.link_rate_text,
+                                 "with --net emulate: rate of every link, each direction, tc-style (100mbit, 1gbit, "
+                                 "2.5gbit)")
+                      ->capture_default_str();
+  o.delay_option = cmd.add_option("--link-delay", o.link_delay_text,
+                                  "with --net emulate: one-way delay of every link, each direction (0, 5us, 50us, "
+                                  "1ms; needs sch_netem)")
+                       ->capture_default_str();
+}
+
+Status validate_net_options(NetOptions& o, int world) {
+  if (o.mode_text == "loopback") {
+    o.emulate = false;
+  } else if (o.mode_text == "emulate") {
+    o.emulate = true;
+  } else {
+    return usage_error("--net '" + o.mode_text + "' is not known: use loopback or emulate");
+  }
+  auto rate = parse_link_rate(o.link_rate_text);
+  if (!rate.is_ok()) return rate.status();
+  auto delay = parse_link_delay(o.link_delay_text);
+  if (!delay.is_ok()) return delay.status();
+  o.link.rate_bps = rate.value();
+  o.link.delay = delay.value();
+  const bool shape_given = (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
+  if (!o.emulate && shape_given)
+    return usage_error("--link-rate and --link-delay shape emulated links: add --net emulate (loopback is not shaped)");
+  if (o.emulate && world > kMaxEmulatedRanks)
+    return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) + " ranks, but --nodes plus " +
+                       "--aggregators is " + std::to_string(world) + ": use fewer");
+  return Status::ok();
+}
+
+nlohmann::json net_configuration(const NetOptions& o) {
+  nlohmann::json j = {{"net", o.emulate ? "emulate" : "loopback"}};
+  if (o.emulate) {
+    j["link_rate"] = format_link_rate(o.link.rate_bps);
+    j["link_rate_bps"] = o.link.rate_bps;
+    j["link_delay"] = format_link_delay(o.link.delay);
+    j["link_delay_us"] = static_cast<double>(o.link.delay.count()) / 1e3;
+  }
+  return j;
+}
+
+}  // namespace omnib

@@ -1,0 +1,130 @@
+#include "tools/sweep/sweep_plan.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <tuple>
+
+#include "tools/allreduce_options.h"
+#include "tools/size_parse.h"
+
+namespace omnib {
+
+std::vector<std::string> SweepPoint::allreduce_args(const std::vector<std::string>& algos) const {
+  std::string algo_list;
+  for (const auto& a : algos) algo_list += (algo_list.empty() ? "" : ",") + a;
+  std::string size_list;
+  for (auto s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
+  std::vector<std::string> args{"--density", density,  "--block-size", block_size, "--nodes", nodes,
+                                "--overlap", overlap,  "--algo",       algo_list,  "--sizes", size_list};
+  if (workload != "blocks") {
+    args.push_back("--workload");
+    args.push_back(workload);
+  }
+  if (!link_rate.empty()) {
+    args.push_back("--net");
+    args.push_back("emulate");
+    args.push_back("--link-rate");
+    args.push_back(link_rate);
+  }
+  return args;
+}
+
+std::string SweepPoint::describe() const {
+  std::string d = "nodes " + nodes + ", density " + density + ", block " + block_size;
+  if (overlap != "random") d += ", overlap " + overlap;
+  if (workload != "blocks") d += ", workload " + workload;
+  if (!link_rate.empty()) d += ", link " + link_rate;
+  return d;
+}
+
+std::vector<SweepPoint> expand_sweep(const SweepLists& l) {
+  std::vector<SweepPoint> points;
+  const std::vector<std::string> rates = l.link_rates.empty() ? std::vector<std::string>{""} : l.link_rates;
+  for (const auto& n : l.nodes)
+    for (const auto& rate : rates)
+      for (const auto& w : l.workloads)
+        for (const auto& o : l.overlaps)
+          for (const auto& b : l.block_sizes)
+            for (const auto& d : l.densities) points.push_back(SweepPoint{d, b, n, o, w, rate, l.sizes});
+  return points;
+}
+
+namespace {
+
+// Numbers in the JSON are doubles/ints; compare them as the values they are.
+bool same_number(const nlohmann::json& j, const std::string& text) {
+  if (!j.is_number()) return false;
+  return std::fabs(j.get<double>() - std::strtod(text.c_str(), nullptr)) < 1e-12;
+}
+
+bool record_matches(const nlohmann::json& r, const SweepPoint& p, uint64_t size, const std::string& algo) {
+  if (r.value("algo", "") != algo || r.value("size_bytes", uint64_t{0}) != size) return false;
+  if (!same_number(r["density"], p.density) || !same_number(r["block_size"], p.block_size) ||
+      !same_number(r["nodes"], p.nodes))
+    return false;
+  if (r.value("workload", "blocks") != p.workload) return false;
+  // Overlap is stored normalised ("random", "full", "none" or a number).
+  const std::string overlap = r.value("overlap", "random");
+  if (overlap != p.overlap && !(std::strtod(overlap.c_str(), nullptr) == std::strtod(p.overlap.c_str(), nullptr) &&
+                                overlap != "random" && p.overlap != "random"))
+    return false;
+  return r.value("link_rate", "") == p.link_rate;
+}
+
+}  // namespace
+
+size_t drop_finished(std::vector<SweepPoint>& points, const std::vector<std::string>& algos,
+                     const nlohmann::json& existing) {
+  size_t dropped = 0;
+  std::vector<SweepPoint> kept;
+  for (auto& p : points) {
+    std::vector<uint64_t> todo;
+    for (uint64_t size : p.sizes) {
+      bool all = true;
+      for (const auto& a : algos) {
+        bool found = false;
+        for (const auto& r : existing)
+          if (record_matches(r, p, size, a)) {
+            found = true;
+            break;
+          }
+        all = all && found;
+      }
+      if (all)
+        ++dropped;
+      else
+        todo.push_back(size);
+    }
+    p.sizes = todo;
+    if (!p.sizes.empty()) kept.push_back(p);
+  }
+  points = kept;
+  return dropped;
+}
+
+Result<std::vector<uint64_t>> sweep_sizes(const std::string& list, const std::string& min_bytes,
+                                          const std::string& max_bytes, double factor) {
+  std::vector<uint64_t> sizes;
+  if (!list.empty()) {
+    for (const auto& item : split_list(list)) {
+      auto s = parse_size(item);
+      if (!s.is_ok()) return s.status();
+      sizes.push_back(s.value());
+    }
+    return sizes;
+  }
+  auto lo = parse_size(min_bytes);
+  auto hi = parse_size(max_bytes);
+  if (!lo.is_ok()) return lo.status();
+  if (!hi.is_ok()) return hi.status();
+  if (lo.value() > hi.value()) return usage_error("-b/--minbytes is larger than -e/--maxbytes");
+  if (!(factor > 1) && lo.value() != hi.value()) return usage_error("-f/--stepfactor must be greater than 1");
+  for (long double s = static_cast<long double>(lo.value()); s <= static_cast<long double>(hi.value()); s *= factor) {
+    sizes.push_back(static_cast<uint64_t>(s));
+    if (!(factor > 1)) break;
+  }
+  return sizes;
+}
+
+}  // namespace omnib
