@@ -13,7 +13,7 @@ namespace omnib {
 Result<std::unique_ptr<Collective>> RingAllreduce::create(const CollectiveSetup& setup) {
   // Every rank builds the same plan, aggregator ranks included (they get no link).
   auto links = PeerLinks::establish(*setup.links, ring_pairs(setup.job.nodes));
-  if (!links.is_ok()) return links.status().with_context("ring: ");
+  if (!links.is_ok()) return links.status();
   return std::unique_ptr<Collective>(new RingAllreduce(setup, links.take()));
 }
 
@@ -40,7 +40,7 @@ void RingAllreduce::abort() {
 
 Status RingAllreduce::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
-  if (in.count != out.count) return usage_error("ring: input and output counts differ");
+  if (in.count != out.count) return usage_error("input and output counts differ");
   if (job_.nodes == 1 || in.count == 0) {
     if (out.data != in.data) std::memcpy(out.data, in.data, in.bytes());
     return Status::ok();
@@ -54,7 +54,7 @@ Status RingAllreduce::allreduce(const TensorView& in, const TensorView& out) {
   }
   std::function<Status(int)> body = [this](int lane) { return lane == 0 ? send_steps() : receive_steps(); };
   std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure).with_context("rank " + std::to_string(job_.rank) + ": ring: ");
+  return lanes_->run(body, on_failure);
 }
 
 Status RingAllreduce::wait_received(uint64_t frames) {

@@ -10,9 +10,9 @@
 namespace omnib {
 namespace {
 
-constexpr uint32_t kTagFold = 1;      // extra rank -> its partner, before the rounds
-constexpr uint32_t kTagResult = 2;    // partner -> extra rank, after the rounds
-constexpr uint32_t kTagRound0 = 16;   // round k uses kTagRound0 + k
+constexpr uint32_t kTagFold = 1;     // extra rank -> its partner, before the rounds
+constexpr uint32_t kTagResult = 2;   // partner -> extra rank, after the rounds
+constexpr uint32_t kTagRound0 = 16;  // round k uses kTagRound0 + k
 
 }  // namespace
 
@@ -34,7 +34,7 @@ std::vector<std::pair<int, int>> RecursiveDoublingPlan::pairs() const {
 
 Result<std::unique_ptr<Collective>> SparcmlRecursiveDoubling::create(const CollectiveSetup& setup) {
   auto links = PeerLinks::establish(*setup.links, RecursiveDoublingPlan(setup.job.nodes).pairs());
-  if (!links.is_ok()) return links.status().with_context("sparcml-recdbl: ");
+  if (!links.is_ok()) return links.status();
   return std::unique_ptr<Collective>(new SparcmlRecursiveDoubling(setup, links.take()));
 }
 
@@ -53,16 +53,15 @@ SparcmlRecursiveDoubling::~SparcmlRecursiveDoubling() {
 
 Status SparcmlRecursiveDoubling::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
-  if (in.count != out.count) return usage_error("sparcml-recdbl: input and output counts differ");
+  if (in.count != out.count) return usage_error("input and output counts differ");
   if (in.count > UINT32_MAX)
-    return usage_error("sparcml-recdbl: " + std::to_string(in.count) +
-                       " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
+    return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
   ++seq_;
   count_ = in.count;
   Status s = run_steps(in, out);
   // A failure part-way leaves peers waiting on this rank: unblock them now.
   if (!s.is_ok()) links_.abort_all();
-  return s.with_context("rank " + std::to_string(job_.rank) + ": sparcml-recdbl: ");
+  return s;
 }
 
 Status SparcmlRecursiveDoubling::run_steps(const TensorView& in, const TensorView& out) {
@@ -121,7 +120,7 @@ WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
 
   std::vector<double> sent(static_cast<size_t>(plan.n), 0.0);
   for (int r = plan.p; r < plan.n; ++r) {
-    sent[static_cast<size_t>(r)] += vector_bytes(1);               // fold
+    sent[static_cast<size_t>(r)] += vector_bytes(1);                // fold
     sent[static_cast<size_t>(r - plan.p)] += vector_bytes(plan.n);  // result back
   }
   for (int r = 0; r < plan.p; ++r) {

@@ -23,7 +23,7 @@ std::vector<std::pair<int, int>> mesh_pairs(int n) {
 
 Result<std::unique_ptr<Collective>> SparcmlSplit::create(const CollectiveSetup& setup) {
   auto links = PeerLinks::establish(*setup.links, mesh_pairs(setup.job.nodes));
-  if (!links.is_ok()) return links.status().with_context("sparcml-split: ");
+  if (!links.is_ok()) return links.status();
   return std::unique_ptr<Collective>(new SparcmlSplit(setup, links.take()));
 }
 
@@ -54,10 +54,9 @@ void SparcmlSplit::abort() {
 
 Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
-  if (in.count != out.count) return usage_error("sparcml-split: input and output counts differ");
+  if (in.count != out.count) return usage_error("input and output counts differ");
   if (in.count > UINT32_MAX)
-    return usage_error("sparcml-split: " + std::to_string(in.count) +
-                       " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
+    return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
   // This rank's own contribution to its slice starts the sum.
   const Slice mine = even_slice(in.count, job_.nodes, job_.rank);
   if (out.data != in.data)
@@ -78,11 +77,10 @@ Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
     return l < p ? send_to(l) : receive_from(l - p);
   };
   std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure).with_context("rank " + std::to_string(job_.rank) + ": sparcml-split: ");
+  return lanes_->run(body, on_failure);
 }
 
 void SparcmlSplit::contribution_done() {
-  // Caller holds mu_.
   if (++contributions_ < peers_.size()) return;
   const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
   result_ = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
@@ -96,8 +94,9 @@ Status SparcmlSplit::wait_for_result() {
   while (!aborted_ && !result_ready_) {
     const uint64_t seen = chunks_summed_;
     if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || result_ready_ || chunks_summed_ != seen; }))
-      return timeout_error("no part of this rank's slice arrived within the timeout (is a peer stuck? raise -T "
-                           "if it is only slow)");
+      return timeout_error(
+          "no part of this rank's slice arrived within the timeout (is a peer stuck? raise -T "
+          "if it is only slow)");
   }
   if (aborted_) return unavailable_error("aborted after another lane failed");
   return Status::ok();
@@ -110,8 +109,8 @@ Status SparcmlSplit::send_to(size_t peer_index) {
   const Slice theirs = even_slice(in_.count, job_.nodes, peer);
   // Reads the input only in the peer's slice; nothing writes there until the
   // peer has everything this lane sends.
-  const VectorView piece = extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_,
-                                           piece_scratch_[peer_index]);
+  const VectorView piece =
+      extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_, piece_scratch_[peer_index]);
   OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduceScatter, seq_, piece));
   OMNIB_RETURN_IF_ERROR(wait_for_result());
   return send_vector(link, kTagAllgather, seq_, result_);
@@ -123,30 +122,33 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
   const int peer = peers_[peer_index];
   Connection& link = *links_.to(peer);
   const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
+  auto sum_into_mine = [&](const Chunk& c) {
+    std::lock_guard lock(mu_);  // every receiver lane sums into the same slice
+    add_view_into(dtype_, c.view(), out_.data);
+    ++chunks_summed_;
+    cv_.notify_all();
+  };
   OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagReduceScatter, seq_, mine.begin, mine.end(),
-                                       "sparcml-split reduce-scatter", [&](const Chunk& c) {
-                                         std::lock_guard lock(mu_);
-                                         add_view_into(dtype_, c.view(), out_.data);
-                                         ++chunks_summed_;
-                                         cv_.notify_all();
-                                       }));
+                                       "sparcml-split reduce-scatter", sum_into_mine));
   {
     std::lock_guard lock(mu_);
     contribution_done();
   }
+
   const Slice theirs = even_slice(out_.count, job_.nodes, peer);
   auto* out = out_.as<uint32_t>();
   bool first = true;
+  auto write_theirs = [&](const Chunk& c) {
+    // A sparse slice leaves zeros where it has no pair.
+    if (first && !c.dense) std::memset(out + theirs.begin, 0, theirs.length * elem_size_);
+    first = false;
+    if (c.dense)
+      std::memcpy(out + c.first, c.values, c.items * elem_size_);
+    else
+      add_view_into(dtype_, c.view(), out_.data);
+  };
   return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), "sparcml-split allgather",
-                        [&](const Chunk& c) {
-                          // A sparse slice leaves zeros where it has no pair.
-                          if (first && !c.dense) std::memset(out + theirs.begin, 0, theirs.length * elem_size_);
-                          first = false;
-                          if (c.dense)
-                            std::memcpy(out + c.first, c.values, c.items * elem_size_);
-                          else
-                            add_view_into(dtype_, c.view(), out_.data);
-                        });
+                        write_theirs);
 }
 
 WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {

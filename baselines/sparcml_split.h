@@ -37,8 +37,8 @@ class SparcmlSplit final : public Collective {
 
   Status send_to(size_t peer_index);
   Status receive_from(size_t peer_index);
-  // Called by each receiver lane when its peer's part of this rank's slice
-  // has been summed; the last one publishes the reduced slice.
+  // Called, with mu_ held, by each receiver lane when its peer's part of this
+  // rank's slice has been summed; the last one publishes the reduced slice.
   void contribution_done();
   Status wait_for_result();
   void abort();
@@ -59,7 +59,7 @@ class SparcmlSplit final : public Collective {
 
   std::mutex mu_;  // guards the sums into this rank's slice and the fields below
   std::condition_variable cv_;
-  size_t contributions_ = 0;  // peers whose part of this rank's slice is summed
+  size_t contributions_ = 0;    // peers whose part of this rank's slice is summed
   uint64_t chunks_summed_ = 0;  // progress, so that waits time out only when stalled
   bool result_ready_ = false;
   bool aborted_ = false;

@@ -9,7 +9,7 @@ namespace omnib {
 
 Result<std::unique_ptr<Collective>> SparseAllgather::create(const CollectiveSetup& setup) {
   auto links = PeerLinks::establish(*setup.links, ring_pairs(setup.job.nodes));
-  if (!links.is_ok()) return links.status().with_context("allgather: ");
+  if (!links.is_ok()) return links.status();
   return std::unique_ptr<Collective>(new SparseAllgather(setup, links.take()));
 }
 
@@ -39,10 +39,9 @@ int SparseAllgather::origin_of_step(int step) const {
 
 Status SparseAllgather::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
-  if (in.count != out.count) return usage_error("allgather: input and output counts differ");
+  if (in.count != out.count) return usage_error("input and output counts differ");
   if (in.count > UINT32_MAX)
-    return usage_error("allgather: " + std::to_string(in.count) +
-                       " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
+    return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
   ++seq_;
   out_ = out;
   // Extract before zeroing: out may be the input itself.
@@ -59,7 +58,7 @@ Status SparseAllgather::allreduce(const TensorView& in, const TensorView& out) {
   Status s = lanes_->run(body, on_failure);
   std::lock_guard lock(mu_);
   steps_.clear();  // forwarded frames are no longer needed
-  return s.with_context("rank " + std::to_string(job_.rank) + ": allgather: ");
+  return s;
 }
 
 // Step 0 sends this rank's pairs; step s forwards, frame by frame, the pairs
@@ -83,8 +82,7 @@ Status SparseAllgather::send_steps() {
         if (i == step.payloads.size()) break;  // complete, everything forwarded
         payload = &step.payloads[i];           // deque elements stay put while it grows
       }
-      OMNIB_RETURN_IF_ERROR(
-          link.send_bytes(wire::FrameType::kSparse, origin, seq_, payload->data(), payload->size()));
+      OMNIB_RETURN_IF_ERROR(link.send_bytes(wire::FrameType::kSparse, origin, seq_, payload->data(), payload->size()));
     }
   }
   return Status::ok();

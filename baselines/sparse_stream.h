@@ -19,10 +19,10 @@ namespace omnib {
 //   dense chunk:  items values of elements [first, first + items)
 struct ChunkHeader {
   uint32_t items;
-  uint8_t dense;     // 1: dense chunk, 0: (index, value) pairs
-  uint8_t last;      // 1: the stream's final chunk
+  uint8_t dense;  // 1: dense chunk, 0: (index, value) pairs
+  uint8_t last;   // 1: the stream's final chunk
   uint16_t reserved;
-  uint64_t first;    // dense: absolute index of the first value; sparse: 0
+  uint64_t first;  // dense: absolute index of the first value; sparse: 0
 };
 static_assert(sizeof(ChunkHeader) == 16, "the chunk header is 16 bytes on the wire");
 
@@ -71,8 +71,8 @@ class ChunkReader {
   bool started_ = false;
   bool dense_ = false;
   bool done_ = false;
-  uint64_t next_dense_ = 0;     // dense: where the next chunk must start
-  int64_t last_index_ = -1;     // sparse: the last index seen
+  uint64_t next_dense_ = 0;  // dense: where the next chunk must start
+  int64_t last_index_ = -1;  // sparse: the last index seen
 };
 
 // Receives one stream from `link`, calling apply on each checked chunk.

@@ -51,8 +51,7 @@ void extract_pairs(const void* tensor, uint64_t begin, uint64_t end, SparseVecto
   }
 }
 
-VectorView extract_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size,
-                           SparseVector& scratch) {
+VectorView extract_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size, SparseVector& scratch) {
   extract_pairs(tensor, begin, end, scratch);
   if (!dense_is_smaller(scratch.pairs(), end - begin, elem_size)) return scratch.view();
   VectorView v;
@@ -85,8 +84,7 @@ void scatter_add(DType dtype, void* base, uint64_t base_index, const uint32_t* i
 
 void add_view_into(DType dtype, const VectorView& v, void* base, uint64_t base_index) {
   if (v.dense) {
-    add_into(dtype, static_cast<uint32_t*>(base) + (v.begin - base_index), v.values,
-             static_cast<size_t>(v.length()));
+    add_into(dtype, static_cast<uint32_t*>(base) + (v.begin - base_index), v.values, static_cast<size_t>(v.length()));
   } else {
     scatter_add(dtype, base, base_index, v.indices, v.values, v.pairs);
   }
@@ -111,8 +109,7 @@ void densify(DType dtype, SparseVector& v) {
   v.dense = true;
 }
 
-void merge_into(DType dtype, SparseVector& acc, const SparseVector& other, size_t elem_size,
-                SparseVector& scratch) {
+void merge_into(DType dtype, SparseVector& acc, const SparseVector& other, size_t elem_size, SparseVector& scratch) {
   if (acc.dense) {
     add_view_into(dtype, other.view(), acc.values.data(), acc.begin);
     return;

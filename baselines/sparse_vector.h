@@ -55,8 +55,7 @@ void extract_pairs(const void* tensor, uint64_t begin, uint64_t end, SparseVecto
 
 // The smaller representation of tensor[begin, end): a dense view into the
 // tensor itself (no copy), or the pairs extracted into `scratch`.
-VectorView extract_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size,
-                           SparseVector& scratch);
+VectorView extract_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size, SparseVector& scratch);
 
 // Like extract_smaller, but the result is owned by `out` (a dense slice is copied).
 void load_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size, SparseVector& out);
@@ -75,8 +74,7 @@ void write_view(DType dtype, const VectorView& v, void* tensor);
 // acc += other over the same range. The result holds the union of both index
 // sets (a sum that cancels to zero keeps its pair, as in SparCML) and turns
 // dense when that is not larger. `scratch` is reused between calls.
-void merge_into(DType dtype, SparseVector& acc, const SparseVector& other, size_t elem_size,
-                SparseVector& scratch);
+void merge_into(DType dtype, SparseVector& acc, const SparseVector& other, size_t elem_size, SparseVector& scratch);
 
 // Turns a sparse vector into the dense form of the same slice.
 void densify(DType dtype, SparseVector& v);

@@ -33,8 +33,7 @@ TEST(EvenSlice, CoversTheRangeWithoutGaps) {
 TEST(RingSchedule, ForwardsWhatItReceivedAndEndsWithEverySegment) {
   for (int n : {2, 3, 4, 5, 7}) {
     for (int r = 0; r < n; ++r) {
-      for (int g = 0; g + 1 < ring_steps(n); ++g)
-        EXPECT_EQ(ring_recv_segment(r, n, g), ring_send_segment(r, n, g + 1));
+      for (int g = 0; g + 1 < ring_steps(n); ++g) EXPECT_EQ(ring_recv_segment(r, n, g), ring_send_segment(r, n, g + 1));
       // The left neighbour sends what this rank expects.
       const int left = (r + n - 1) % n;
       for (int g = 0; g < ring_steps(n); ++g) EXPECT_EQ(ring_send_segment(left, n, g), ring_recv_segment(r, n, g));

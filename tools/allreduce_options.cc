@@ -88,9 +88,11 @@ uint64_t available_memory_bytes() {
 
 // Applies what --workload fixes: a preset's density and size (-b/-e may
 // shrink the tensor), the .npy files' density and size (-b/-e may only
-// repeat it).
-Status apply_workload_choice(AllreduceOptions& o) {
-  auto choice = choose_workload(o.workload_text, o.input_dir, o.nodes, o.dtype);
+// repeat it). Under an external launcher without --nodes the world size is
+// not known here; the runner checks the files against it.
+Status apply_workload_choice(AllreduceOptions& o, int local_ranks) {
+  const int known_nodes = o.nodes_given || local_ranks > 1 ? o.nodes : 0;
+  auto choice = choose_workload(o.workload_text, o.input_dir, known_nodes, o.dtype);
   if (!choice.is_ok()) return choice.status();
   o.workload = choice.take();
   const std::string what = "--workload " + o.workload_text;
@@ -182,7 +184,7 @@ Status validate_allreduce_options(AllreduceOptions& o, int local_ranks) {
     return usage_error("sizes must hold at least one " + std::string(dtype_name(o.dtype)) + " element (" +
                        std::to_string(esize) + " bytes)");
 
-  OMNIB_RETURN_IF_ERROR(apply_workload_choice(o));
+  OMNIB_RETURN_IF_ERROR(apply_workload_choice(o, local_ranks));
 
   // Each local rank holds input, output and reference copies of the largest
   // size plus one scratch tensor; refuse what cannot fit rather than swap.

@@ -18,13 +18,15 @@ Result<std::unique_ptr<NpyWorkload>> NpyWorkload::load(const WorkloadSpec& spec)
   std::unique_ptr<NpyWorkload> w(new NpyWorkload(spec));
   // A float's sign bit alone (-0.0) is zero, as the block scan sees it.
   const uint32_t value_mask = spec.dtype == DType::kFloat32 ? 0x7fffffffu : 0xffffffffu;
-  for (int r = 0; r < spec.nodes; ++r) {
+  const bool world_known = spec.nodes > 0;
+  for (int r = 0; !world_known || r < spec.nodes; ++r) {
     const std::string path = npy_rank_path(spec.input_dir, r);
     std::error_code ec;
+    if (!world_known && r > 0 && !std::filesystem::exists(path, ec)) break;
     if (!std::filesystem::exists(path, ec))
-      return usage_error(path + " is missing: --workload npy on " + std::to_string(spec.nodes) +
-                         " nodes needs rank0.npy .. rank" + std::to_string(spec.nodes - 1) + ".npy in " +
-                         spec.input_dir + " (docs/workloads.md)");
+      return usage_error(path + " is missing: --workload npy on " + std::to_string(std::max(spec.nodes, 1)) +
+                         " nodes needs rank0.npy .. rank" + std::to_string(std::max(spec.nodes, 1) - 1) +
+                         ".npy in " + spec.input_dir + " (docs/workloads.md)");
     auto header = read_npy_header(path, spec.dtype);
     if (!header.is_ok()) return header.status();
     if (r == 0) {

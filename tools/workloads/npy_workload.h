@@ -22,6 +22,8 @@ class NpyWorkload final : public Workload {
  public:
   // Reads DIR/rank0.npy .. rank<nodes-1>.npy; they must agree in element
   // count and match the dtype. Errors are usage errors naming the file.
+  // nodes <= 0 (world size not known yet) reads rank0.npy and the files that
+  // follow it up to the first missing one.
   static Result<std::unique_ptr<NpyWorkload>> load(const WorkloadSpec& spec);
   static Result<std::unique_ptr<Workload>> create(const WorkloadSpec& spec);
 

@@ -92,11 +92,10 @@ void TopkWorkload::fill(int rank, const TensorView& out) const {
   std::nth_element(in_bin.begin(), in_bin.begin() + static_cast<std::ptrdiff_t>(want - 1), in_bin.end(),
                    std::greater<uint32_t>());
   const uint32_t threshold = in_bin[want - 1];
-  size_t ties = static_cast<size_t>(std::count(in_bin.begin(), in_bin.end(), threshold));
-  const size_t strictly_above_in_bin = in_bin.size() - ties -
-      static_cast<size_t>(std::count_if(in_bin.begin(), in_bin.end(), [&](uint32_t v) { return v < threshold; }));
-  // Equal keys are taken in index order, so exactly k survive.
-  size_t ties_left = want - strictly_above_in_bin;
+  const auto above_in_bin =
+      static_cast<size_t>(std::count_if(in_bin.begin(), in_bin.end(), [&](uint32_t v) { return v > threshold; }));
+  // Keys equal to the threshold are taken in index order, so exactly k survive.
+  size_t ties_left = want - above_in_bin;
   // Pass 3: keep what beats the threshold, and the first ties.
   for (size_t i = 0; i < n; ++i) {
     const uint32_t key = magnitude_key(i);

@@ -26,7 +26,8 @@ struct WorkloadChoice {
 };
 
 // Accepts blocks, scattered, zipf[:ALPHA], topk, npy (with `input_dir`) and
-// preset:NAME. For npy it reads the files of ranks 0..nodes-1.
+// preset:NAME. For npy it reads the files of ranks 0..nodes-1 (nodes <= 0:
+// world size not known yet; the files that exist from rank0.npy on).
 Result<WorkloadChoice> choose_workload(const std::string& text, const std::string& input_dir, int nodes,
                                        DType dtype);
 
