@@ -44,11 +44,23 @@ bool dense_is_smaller(size_t pairs, uint64_t length, size_t elem_size) {
 void extract_pairs(const void* tensor, uint64_t begin, uint64_t end, SparseVector& out) {
   out.reset(begin, end, false);
   const auto* words = static_cast<const uint32_t*>(tensor);
-  for (uint64_t i = begin; i < end; ++i) {
-    if (words[i] == 0) continue;
-    out.indices.push_back(static_cast<uint32_t>(i));
-    out.values.push_back(words[i]);
+  auto take = [&](uint64_t from, uint64_t to) {
+    for (uint64_t i = from; i < to; ++i) {
+      if (words[i] == 0) continue;
+      out.indices.push_back(static_cast<uint32_t>(i));
+      out.values.push_back(words[i]);
+    }
+  };
+  // Sparse inputs are mostly zero runs: test a group with one wide OR (it
+  // vectorizes) and look at single elements only in groups that hold a value.
+  constexpr uint64_t kGroup = 16;
+  uint64_t i = begin;
+  for (; i + kGroup <= end; i += kGroup) {
+    uint32_t any = 0;
+    for (uint64_t j = 0; j < kGroup; ++j) any |= words[i + j];
+    if (any != 0) take(i, i + kGroup);
   }
+  take(i, end);
 }
 
 VectorView extract_smaller(const void* tensor, uint64_t begin, uint64_t end, size_t elem_size, SparseVector& scratch) {

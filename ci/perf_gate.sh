@@ -22,6 +22,7 @@ WARMUP=3
 REPEAT=1                   # runs per density; more runs give the significance test more samples
 METRICS="bytes,speedup,correct"
 TOLERANCE="${PERF_GATE_TOLERANCE:-0.25}"  # relative speedup drop allowed (shared runners are noisy)
+ALPHA="${PERF_GATE_ALPHA:-0.01}"          # a speedup drop must also be this significant
 BASELINE="${PERF_GATE_BASELINE:-results/ci-baseline.json}"
 
 cd "$(dirname "$0")/.."
@@ -36,17 +37,20 @@ find_binary() {
 }
 
 # Merges result documents into one: the records of every run, the first
-# run's context, and each run's command line.
+# run's context, and each run's command line (less its temporary -J path).
 merge_results() {
   local out="$1"; shift
   if command -v jq >/dev/null; then
-    jq -s '.[0] + {command_line: (map(.command_line) | join(" && ")),
+    jq -s 'map(.command_line |= sub(" -J [^ ]+"; "")) |
+           .[0] + {command_line: (map(.command_line) | join(" && ")),
                    runs: map({command_line, configuration}),
                    results: (map(.results) | add)}' "$@" > "$out"
   elif command -v python3 >/dev/null; then
     python3 - "$out" "$@" <<'PY'
-import json, sys
+import json, re, sys
 docs = [json.load(open(p)) for p in sys.argv[2:]]
+for d in docs:
+    d["command_line"] = re.sub(r" -J [^ ]+", "", d["command_line"], count=1)
 merged = dict(docs[0])
 merged["command_line"] = " && ".join(d["command_line"] for d in docs)
 merged["runs"] = [{"command_line": d["command_line"], "configuration": d["configuration"]} for d in docs]
@@ -93,5 +97,5 @@ fi
 run_benchmark "$workdir/current.json"
 status=0
 "$(find_binary)" compare "$BASELINE" "$workdir/current.json" \
-  --metric "$METRICS" --tolerance "$TOLERANCE" "$@" || status=$?
+  --metric "$METRICS" --tolerance "$TOLERANCE" --alpha "$ALPHA" "$@" || status=$?
 exit "$status"

@@ -9,8 +9,9 @@
 //  - B >  kTileElems: a CTA streams one block in chunks of kTileElems. Until it
 //    meets the first non-zero element nothing is written; then it learns its
 //    output slot (look-back), writes zeros for the chunks it already passed
-//    (they were all zero: no need to read them again) and from there copies
-//    each chunk as it loads it. Any block size up to 2^32-1 works.
+//    (they were all zero: no need to read them again, unless one held a -0.0,
+//    whose bits must be kept) and from there copies each chunk as it loads
+//    it. Any block size up to 2^32-1 works.
 #include "cuda/block_compaction.cuh"
 
 #include <algorithm>
@@ -148,11 +149,15 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
   constexpr int kItems = kElemsPerThread / VEC;
   __shared__ uint64_t s_tile;
   __shared__ uint64_t s_prefix;
+  __shared__ int s_signed_zero;  // a chunk passed as zero held a -0.0
 
   const unsigned tid = threadIdx.x;
   const unsigned lane = tid & 31;
   const unsigned warp = tid >> 5;
-  if (tid == 0) s_tile = take_tile_number(a.scratch);
+  if (tid == 0) {
+    s_tile = take_tile_number(a.scratch);
+    s_signed_zero = 0;
+  }
   __syncthreads();
   const uint64_t tile = s_tile;
   const uint32_t B = a.block_size;
@@ -166,16 +171,20 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
   for (uint32_t chunk = 0; chunk < len; chunk += kTileElems) {
     const uint32_t chunk_len = min(kTileElems, len - chunk);
     Words<VEC> v[kItems];
-    bool mine = false;
+    bool mine = false, any_bits = false;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const uint32_t off = (i * kThreads + tid) * VEC;
       v[i] = off < chunk_len ? load_words<VEC>(src + chunk + off, min(uint32_t(VEC), chunk_len - off))
                              : zero_words<VEC>();
       mine |= any_nonzero(v[i]);
+      any_bits |= !all_bits_zero(v[i]);
     }
     if (!found) {
-      if (!__syncthreads_or(mine)) continue;  // still all zero: nothing to write
+      if (!__syncthreads_or(mine)) {  // still all zero: nothing to write
+        if (any_bits) s_signed_zero = 1;
+        continue;
+      }
       found = true;
       if (warp == 0) {
         const uint64_t prefix = tile_exclusive_prefix(a.scratch, tile, 1);
@@ -187,8 +196,14 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
       }
       __syncthreads();
       out = a.values + s_prefix * B;
-      // The chunks before this one were zero; chunk is a multiple of kTileElems, so of VEC.
-      for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC) store_words<VEC>(out + e, zero_words<VEC>(), VEC);
+      // The chunks before this one held only zeros: write them without reading
+      // them again, unless one held a -0.0, whose bits the output must keep
+      // (rare: then they are copied). chunk is a multiple of kTileElems, so of VEC.
+      if (s_signed_zero == 0) {
+        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC) store_words<VEC>(out + e, zero_words<VEC>(), VEC);
+      } else {
+        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC) store_words<VEC>(out + e, load_words<VEC>(src + e, VEC), VEC);
+      }
     }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {

@@ -99,6 +99,15 @@ __device__ __forceinline__ bool any_nonzero(const Words<VEC>& v) {
   return (acc & kMagnitude) != 0;
 }
 
+// True if every bit is clear (+0.0 only; a -0.0 has its sign bit set).
+template <int VEC>
+__device__ __forceinline__ bool all_bits_zero(const Words<VEC>& v) {
+  uint32_t acc = 0;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) acc |= v.w[i];
+  return acc == 0;
+}
+
 // 16-byte accesses need B % 4 == 0 (every vector then stays inside one block
 // and every block starts 16-byte aligned) and 16-byte aligned base pointers.
 inline bool can_use_vec4(uint32_t block_size, const void* a, const void* b) {

@@ -160,6 +160,24 @@ TEST(Compare, MinSizeLeavesSmallConfigurationsOut) {
   EXPECT_NE(r.out.find("smaller than 1M"), std::string::npos) << r.out;
 }
 
+TEST(Compare, AlgorithmsMissingOnOneSideAreNotedNotJudged) {
+  auto current = standard_group();
+  current[1].skipped = true;
+  current[1].skip_reason = "no GPU";
+  current.push_back(make_record("ring", 900, 3u << 20));
+  auto r = compare(make_document({standard_group()}), make_document({current}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("note: ps: ran in the baseline, skipped: no GPU now"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: ring: new (not run in the baseline)"), std::string::npos) << r.out;
+}
+
+TEST(Compare, SubjectFlagChoosesWhoseSpeedupsAreChecked) {
+  auto r = compare(make_document({standard_group()}), make_document({standard_group()}), {"--subject", "ps"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("speedup vs omni"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("speedup vs ps"), std::string::npos) << r.out;
+}
+
 TEST(Compare, MismatchedSchemaVersionExits2) {
   json cur = make_document({standard_group()});
   cur["schema_version"] = kSchemaVersion + 1;

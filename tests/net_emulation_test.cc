@@ -116,7 +116,7 @@ TEST(NetPlan, SkipsSubnetsInUseAndStaysInTheBenchmarkRange) {
 TEST(LinkShaper, ShapesRateAloneOrDelayThenRate) {
   LinkShape s;
   s.rate_bps = 1'000'000'000;
-  auto plain = shaping_commands("ns", "dev", s);
+  auto plain = shaping_commands("ns", "dev", s, LinkEnd::kRank);
   ASSERT_EQ(plain.size(), 1u);
   const std::string joined = [&] {
     std::string j;
@@ -126,14 +126,15 @@ TEST(LinkShaper, ShapesRateAloneOrDelayThenRate) {
   EXPECT_NE(joined.find("tc -n ns qdisc replace dev dev root handle 1: tbf rate 1000000000bit"), std::string::npos)
       << joined;
   s.delay = std::chrono::microseconds(50);
-  auto delayed = shaping_commands("", "dev", s);
+  auto delayed = shaping_commands("", "dev", s, LinkEnd::kSwitch);
   ASSERT_EQ(delayed.size(), 2u);
   EXPECT_EQ(delayed[0][0], "tc");
   EXPECT_NE(std::find(delayed[0].begin(), delayed[0].end(), "netem"), delayed[0].end());
   EXPECT_NE(std::find(delayed[1].begin(), delayed[1].end(), "tbf"), delayed[1].end());
-  const TokenBucket b = token_bucket_for(1'000'000'000);
-  EXPECT_GE(b.burst_bytes, 64u * 1024);
-  EXPECT_GE(b.limit_bytes, 4 * b.burst_bytes);
+  const TokenBucket port = token_bucket_for(1'000'000'000, LinkEnd::kSwitch);
+  EXPECT_GE(port.burst_bytes, 64u * 1024);
+  EXPECT_EQ(port.limit_bytes, 1'250'000u);  // 10 ms at 1 Gbit/s
+  EXPECT_GE(token_bucket_for(1'000'000'000, LinkEnd::kRank).limit_bytes, 4u << 20);
 }
 
 TEST(LinkMeter, CreditsEachWindowToItsSlot) {
@@ -490,8 +491,9 @@ TEST(NetEmulation, EveryCpuAlgorithmIsCorrectThroughTheLinksAndNothingIsLeft) {
   }
 }
 
-// Waits until `owner`'s ranks run inside their namespaces.
-bool wait_for_ranks(pid_t owner, int ranks, int limit_seconds) {
+// Waits until `owner`'s ranks run inside their namespaces, then `settle` more.
+bool wait_for_ranks(pid_t owner, int ranks, int limit_seconds,
+                    std::chrono::milliseconds settle = std::chrono::milliseconds(800)) {
   const auto end = Clock::now() + std::chrono::seconds(limit_seconds);
   while (Clock::now() < end) {
     std::ifstream children("/proc/" + std::to_string(owner) + "/task/" + std::to_string(owner) + "/children");
@@ -499,7 +501,7 @@ bool wait_for_ranks(pid_t owner, int ranks, int limit_seconds) {
     pid_t child;
     while (children >> child) ++count;
     if (count >= ranks) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(800));  // let them connect and start sending
+      std::this_thread::sleep_for(settle);
       return true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -515,22 +517,25 @@ std::vector<pid_t> children_of(pid_t owner) {
   return pids;
 }
 
-// A long run on slow links: ranks busy for many seconds unless stopped.
+// A long run on slow links: each iteration moves 8 MiB per rank at 20 Mbit/s
+// (about 4 s), so ranks are busy for minutes unless stopped.
 std::vector<std::string> slow_run() {
-  return {"allreduce", "--net", "emulate", "--link-rate", "20mbit", "--nodes", "2", "-b", "16M", "-e", "16M",
-          "--density", "1", "-n", "50", "-w", "0", "-T", "20", "--algo", "omni"};
+  return {"allreduce", "--net", "emulate", "--link-rate", "20mbit", "--nodes", "2", "-b", "8M", "-e", "8M",
+          "--density", "1", "-n", "50", "-w", "0", "-T", "10", "--algo", "omni"};
 }
 
 TEST(NetEmulation, ADeadRankLeavesNothing) {
   SKIP_UNLESS_EMULATION_WORKS();
   auto run = spawn_cli(slow_run());
-  ASSERT_TRUE(wait_for_ranks(run.pid, 2, 30)) << slurp(run.err_path);
+  // Mid-transfer: the survivor learns from its broken links, not from a timeout.
+  ASSERT_TRUE(wait_for_ranks(run.pid, 2, 30, std::chrono::seconds(2))) << slurp(run.err_path);
   auto ranks = children_of(run.pid);
   ASSERT_FALSE(ranks.empty());
   kill(ranks.back(), SIGKILL);
   const int code = wait_exit(run.pid, 60);
   EXPECT_NE(code, 0);
   EXPECT_NE(code, -9) << "the launcher did not notice its dead rank";
+  EXPECT_NE(slurp(run.err_path).find("rank 0"), std::string::npos) << slurp(run.err_path);
   EXPECT_TRUE(leftovers_of(run.pid).empty());
 }
 

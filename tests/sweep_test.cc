@@ -61,6 +61,19 @@ TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
   EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{2048}));
 }
 
+TEST(SweepPlan, PresetsKeepTheirOwnDensity) {
+  SweepLists l;
+  l.densities = {"0.01", "0.1"};
+  l.workloads = {"blocks", "preset:vgg19"};
+  l.sizes = {1024};
+  auto points = expand_sweep(l, [](const std::string& w) { return w + "!"; });
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[2].density, "");
+  EXPECT_EQ(points[2].workload_label, "preset:vgg19!");
+  auto args = points[2].allreduce_args({"omni"});
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--density"), args.end());
+}
+
 TEST(SweepPlan, SizesFromListOrRange) {
   EXPECT_EQ(sweep_sizes("1K,4K", "", "", 2).value(), (std::vector<uint64_t>{1024, 4096}));
   EXPECT_EQ(sweep_sizes("", "1K", "8K", 2).value(), (std::vector<uint64_t>{1024, 2048, 4096, 8192}));

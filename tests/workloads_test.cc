@@ -558,7 +558,9 @@ TEST(WorkloadsCli, RecordsTheWorkloadAndChecksResults) {
     EXPECT_EQ(doc["configuration"]["workload"], c.label);
     for (const auto& rec : doc["results"]) {
       EXPECT_EQ(rec["workload"], c.label);
-      if (!rec["skipped"].get<bool>()) EXPECT_TRUE(rec["correct"].get<bool>()) << c.label << " " << rec["algo"];
+      if (!rec["skipped"].get<bool>()) {
+        EXPECT_TRUE(rec["correct"].get<bool>()) << c.label << " " << rec["algo"];
+      }
     }
   }
 }

@@ -40,7 +40,7 @@ struct AllreduceOptions {
   uint64_t seed = 1;
   int nodes = 4;
   int aggregators = 0;
-  std::string algo_text = "omni";
+  std::string algo_text = "omni,ring,allgather";  // the engine, a dense and a sparse baseline
   std::string device_text = "cpu";
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay

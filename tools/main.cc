@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
   omnib::bind_sweep_options(*sweep_cmd, sweep);
 
   omnib::CompareOptions compare;
-  auto* compare_cmd = app.add_subcommand("compare", "CI gate: judge a result file against a baseline (exit 5 on regression)");
+  auto* compare_cmd =
+      app.add_subcommand("compare", "CI gate: judge a result file against a baseline (exit 5 on regression)");
   omnib::bind_compare_options(*compare_cmd, compare);
 
   omnib::NetCommandOptions net;

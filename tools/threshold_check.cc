@@ -57,7 +57,8 @@ void ThresholdCheck::add_group(const std::vector<ResultRecord>& group) {
   ++rows_checked_;
   // A health check must not pass on nothing: no comparison counts as a miss.
   if (subject->skipped) {
-    misses_.push_back(row_name(*subject) + ": skipped (" + subject->skip_reason + "), so --min-speedup cannot be checked");
+    misses_.push_back(row_name(*subject) + ": skipped (" + subject->skip_reason +
+                      "), so --min-speedup cannot be checked");
     return;
   }
   if (subject->speedup_vs.empty()) {

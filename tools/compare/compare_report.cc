@@ -152,15 +152,20 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
     std::fprintf(out, "  %-12s %-22s %16s %16s %9s  %-10s %s\n", "algo", "metric", "baseline", "current", "change",
                  "verdict", "test / note");
     for (const auto& c : cfg.comparisons) {
-      std::fprintf(out, "  %-12s %-22s %16s %16s %9s  %-10s %s\n", c.algo.c_str(), metric_label(c).c_str(),
+      std::fprintf(out, "  %-12s %-22s %16s %16s %9s  ", c.algo.c_str(), metric_label(c).c_str(),
                    value_text(c.metric, c.baseline).c_str(), value_text(c.metric, c.current).c_str(),
-                   change_text(c).c_str(), verdict_name(c.verdict), detail_text(c).c_str());
+                   change_text(c).c_str());
+      const std::string detail = detail_text(c);
+      if (detail.empty())
+        std::fprintf(out, "%s\n", verdict_name(c.verdict));
+      else
+        std::fprintf(out, "%-10s %s\n", verdict_name(c.verdict), detail.c_str());
     }
     for (const auto& n : cfg.notes) std::fprintf(out, "  note: %s\n", n.c_str());
   }
 
   std::fprintf(out, "\n# summary: geometric mean of current/baseline per metric\n");
-  std::fprintf(out, "  %-10s %9s %6s %11s %9s %6s %12s\n", "metric", "compared", "pass", "regression", "improved",
+  std::fprintf(out, "  %-10s %9s %6s %11s %9s %6s  %s\n", "metric", "compared", "pass", "regression", "improved",
                "noise", "geomean");
   for (const auto& [m, s] : summarize_metrics(outcome)) {
     auto get = [&s = s](Verdict v) {
@@ -173,7 +178,7 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
       std::snprintf(buf, sizeof(buf), "%.4f (%+.2f%%)", *s.geomean_ratio, (*s.geomean_ratio - 1) * 100);
       geo = buf;
     }
-    std::fprintf(out, "  %-10s %9zu %6zu %11zu %9zu %6zu %12s\n", metric_name(m), s.compared, get(Verdict::kPass),
+    std::fprintf(out, "  %-10s %9zu %6zu %11zu %9zu %6zu  %s\n", metric_name(m), s.compared, get(Verdict::kPass),
                  get(Verdict::kRegression), get(Verdict::kImproved), get(Verdict::kNoise), geo.c_str());
   }
 

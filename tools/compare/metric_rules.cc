@@ -168,8 +168,10 @@ ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOpt
     const auto base = runs_of(config.baseline, algo);
     const auto cur = runs_of(config.current, algo);
     if (base.empty() || cur.empty()) {
-      if (!base.empty()) out.notes.push_back(algo + ": ran in the baseline, " + skip_reason(config.current, algo) + " now");
-      if (!cur.empty()) out.notes.push_back(algo + ": new (" + skip_reason(config.baseline, algo) + " in the baseline)");
+      if (!base.empty())
+        out.notes.push_back(algo + ": ran in the baseline, " + skip_reason(config.current, algo) + " now");
+      if (!cur.empty())
+        out.notes.push_back(algo + ": new (" + skip_reason(config.baseline, algo) + " in the baseline)");
       continue;
     }
     if (o.metrics.count(Metric::kBytes)) judge_bytes(config, algo, base, cur, o, out);

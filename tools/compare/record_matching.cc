@@ -58,7 +58,8 @@ std::string explain_no_overlap(const ResultFile& baseline, const ResultFile& cur
   }
   if (differs.empty()) differs = "\n  each parameter takes the same values, but no combination of them appears in both";
   return "no configuration in common between '" + baseline.path + "' and '" + current.path +
-         "'; they differ in:" + differs + "\nrun the current benchmark with the baseline's parameters (see its command_line)";
+         "'; they differ in:" + differs +
+         "\nrun the current benchmark with the baseline's parameters (see its command_line)";
 }
 
 }  // namespace

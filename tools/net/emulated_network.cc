@@ -90,9 +90,9 @@ Status EmulatedNetwork::build(const std::function<bool()>& cancelled) {
     OMNIB_RETURN_IF_ERROR(step({"ip", "-n", r.netns, "link", "set", "dev", "lo", "up"}));
     // Egress inside the namespace shapes what the rank sends; egress of the
     // bridge-side end shapes what it receives.
-    for (const auto& argv : shaping_commands(r.netns, r.rank_dev, shape_))
+    for (const auto& argv : shaping_commands(r.netns, r.rank_dev, shape_, LinkEnd::kRank))
       OMNIB_RETURN_IF_ERROR(explain_qdisc_failure(step(argv), shape_));
-    for (const auto& argv : shaping_commands("", r.host_dev, shape_))
+    for (const auto& argv : shaping_commands("", r.host_dev, shape_, LinkEnd::kSwitch))
       OMNIB_RETURN_IF_ERROR(explain_qdisc_failure(step(argv), shape_));
   }
   return Status::ok();

@@ -5,19 +5,20 @@
 
 namespace omnib {
 
-TokenBucket token_bucket_for(uint64_t rate_bps) {
+TokenBucket token_bucket_for(uint64_t rate_bps, LinkEnd end) {
   const uint64_t bytes_per_s = rate_bps / 8;
   TokenBucket b;
   b.burst_bytes = std::max<uint64_t>(68 * 1024, bytes_per_s / 500);
-  b.limit_bytes = std::max<uint64_t>(4 * b.burst_bytes, bytes_per_s / 100);
+  const uint64_t queue = end == LinkEnd::kSwitch ? bytes_per_s / 100 : std::max<uint64_t>(4 << 20, bytes_per_s / 50);
+  b.limit_bytes = std::max<uint64_t>(4 * b.burst_bytes, queue);
   return b;
 }
 
 std::vector<std::vector<std::string>> shaping_commands(const std::string& netns, const std::string& dev,
-                                                       const LinkShape& shape) {
+                                                       const LinkShape& shape, LinkEnd end) {
   std::vector<std::string> tc = {"tc"};
   if (!netns.empty()) tc.insert(tc.end(), {"-n", netns});
-  const TokenBucket bucket = token_bucket_for(shape.rate_bps);
+  const TokenBucket bucket = token_bucket_for(shape.rate_bps, end);
   std::vector<std::string> tbf = {"tbf", "rate", std::to_string(shape.rate_bps) + "bit", "burst",
                                   std::to_string(bucket.burst_bytes), "limit", std::to_string(bucket.limit_bytes)};
   auto command = [&tc](std::vector<std::string> tail) {

@@ -44,7 +44,7 @@ Status TableReporter::begin(const RunContext& context) {
   if (show_link_) std::fprintf(out_, " %9s", "link/rank");
   std::fputc('\n', out_);
   std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "", "", "", "",
-               "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "vs last", "");
+               "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "of 1st", "");
   if (show_link_) std::fprintf(out_, " %9s", "(B)");
   std::fputc('\n', out_);
   std::fflush(out_);
@@ -52,11 +52,11 @@ Status TableReporter::begin(const RunContext& context) {
 }
 
 Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
-  // Speedup column: against the last non-skipped algorithm of the group (the
-  // JSON carries speedups against every other).
-  std::string reference;
+  // Speedup column: how many times faster the first algorithm of the run
+  // (the engine, by default) is than this row. The JSON carries every pair.
+  const ResultRecord* first = nullptr;
   for (const auto& r : group)
-    if (!r.skipped) reference = r.algo;
+    if (!r.skipped && !first) first = &r;
   for (const auto& r : group) {
     if (r.skipped) {
       std::fprintf(out_, "%12llu %11llu %6s %-16s  skipped: %s\n", static_cast<unsigned long long>(r.size_bytes),
@@ -64,8 +64,8 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
       continue;
     }
     std::string speedup = "-";
-    auto it = r.speedup_vs.find(reference);
-    if (it != r.speedup_vs.end()) {
+    auto it = first ? first->speedup_vs.find(r.algo) : std::map<std::string, double>::const_iterator();
+    if (first && it != first->speedup_vs.end()) {
       char buf[32];
       std::snprintf(buf, sizeof(buf), "%.2fx", it->second);
       speedup = buf;

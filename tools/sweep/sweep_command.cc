@@ -15,6 +15,7 @@
 #include "tools/report/result_record.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"
+#include "tools/workloads/workload_choice.h"
 
 namespace omnib {
 namespace {
@@ -116,7 +117,13 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     }
   }
 
-  std::vector<SweepPoint> points = expand_sweep(lists);
+  // Results name a workload by its label ("zipf" runs as "zipf:1.1").
+  auto label = [](const std::string& w) {
+    if (w == "npy") return w;
+    auto choice = choose_workload(w, "", 0, DType::kFloat32);
+    return choice.is_ok() ? choice.value().shape.label : w;
+  };
+  std::vector<SweepPoint> points = expand_sweep(lists, label);
   size_t skipped = o.resume ? drop_finished(points, lists.algos, results) : 0;
   size_t total = 0;
   for (const auto& p : points) total += p.sizes.size();

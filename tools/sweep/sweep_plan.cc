@@ -15,8 +15,12 @@ std::vector<std::string> SweepPoint::allreduce_args(const std::vector<std::strin
   for (const auto& a : algos) algo_list += (algo_list.empty() ? "" : ",") + a;
   std::string size_list;
   for (auto s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
-  std::vector<std::string> args{"--density", density,  "--block-size", block_size, "--nodes", nodes,
-                                "--overlap", overlap,  "--algo",       algo_list,  "--sizes", size_list};
+  std::vector<std::string> args{"--block-size", block_size, "--nodes", nodes,    "--overlap",
+                                overlap,        "--algo",   algo_list, "--sizes", size_list};
+  if (!density.empty()) {
+    args.push_back("--density");
+    args.push_back(density);
+  }
   if (workload != "blocks") {
     args.push_back("--workload");
     args.push_back(workload);
@@ -31,22 +35,29 @@ std::vector<std::string> SweepPoint::allreduce_args(const std::vector<std::strin
 }
 
 std::string SweepPoint::describe() const {
-  std::string d = "nodes " + nodes + ", density " + density + ", block " + block_size;
+  std::string d = "nodes " + nodes + (density.empty() ? "" : ", density " + density) + ", block " + block_size;
   if (overlap != "random") d += ", overlap " + overlap;
   if (workload != "blocks") d += ", workload " + workload;
   if (!link_rate.empty()) d += ", link " + link_rate;
   return d;
 }
 
-std::vector<SweepPoint> expand_sweep(const SweepLists& l) {
+bool workload_fixes_density(const std::string& workload) {
+  return workload == "npy" || workload.rfind("preset:", 0) == 0;
+}
+
+std::vector<SweepPoint> expand_sweep(const SweepLists& l,
+                                     const std::function<std::string(const std::string&)>& label) {
   std::vector<SweepPoint> points;
   const std::vector<std::string> rates = l.link_rates.empty() ? std::vector<std::string>{""} : l.link_rates;
+  const std::vector<std::string> workload_density{""};
   for (const auto& n : l.nodes)
     for (const auto& rate : rates)
       for (const auto& w : l.workloads)
         for (const auto& o : l.overlaps)
           for (const auto& b : l.block_sizes)
-            for (const auto& d : l.densities) points.push_back(SweepPoint{d, b, n, o, w, rate, l.sizes});
+            for (const auto& d : workload_fixes_density(w) ? workload_density : l.densities)
+              points.push_back(SweepPoint{d, b, n, o, w, label ? label(w) : w, rate, l.sizes});
   return points;
 }
 
@@ -60,10 +71,10 @@ bool same_number(const nlohmann::json& j, const std::string& text) {
 
 bool record_matches(const nlohmann::json& r, const SweepPoint& p, uint64_t size, const std::string& algo) {
   if (r.value("algo", "") != algo || r.value("size_bytes", uint64_t{0}) != size) return false;
-  if (!same_number(r["density"], p.density) || !same_number(r["block_size"], p.block_size) ||
+  if ((!p.density.empty() && !same_number(r["density"], p.density)) || !same_number(r["block_size"], p.block_size) ||
       !same_number(r["nodes"], p.nodes))
     return false;
-  if (r.value("workload", "blocks") != p.workload) return false;
+  if (r.value("workload", "blocks") != p.workload_label) return false;
   // Overlap is stored normalised ("random", "full", "none" or a number).
   const std::string overlap = r.value("overlap", "random");
   if (overlap != p.overlap && !(std::strtod(overlap.c_str(), nullptr) == std::strtod(p.overlap.c_str(), nullptr) &&

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,12 @@ struct SweepLists {
 // One point of the sweep: everything but the sizes and algorithms, which one
 // allreduce invocation covers.
 struct SweepPoint {
-  std::string density;
+  std::string density;  // empty when the workload fixes it (presets, npy)
   std::string block_size;
   std::string nodes;
   std::string overlap;
   std::string workload;
+  std::string workload_label;  // as results record it (e.g. "zipf:1.1" for "zipf")
   std::string link_rate;  // empty when not emulating
   std::vector<uint64_t> sizes;  // still to run (resume drops finished ones)
 
@@ -40,9 +42,15 @@ struct SweepPoint {
   std::string describe() const;
 };
 
+// Whether a workload fixes its own density (then the density list is not
+// crossed with it).
+bool workload_fixes_density(const std::string& workload);
+
 // The cross product, nodes outermost so ranks are relaunched as rarely as
-// possible when the node count changes.
-std::vector<SweepPoint> expand_sweep(const SweepLists& lists);
+// possible when the node count changes. `label` maps a --workload text to
+// the name results record (identity when null).
+std::vector<SweepPoint> expand_sweep(const SweepLists& lists,
+                                     const std::function<std::string(const std::string&)>& label = nullptr);
 
 // Drops from `points` every (point, size) whose records for all `algos` are
 // already in `existing_results` (a results[] array), and points left empty.
