@@ -74,15 +74,17 @@ TEST_P(PeerFailure, EveryOtherRankExitsNonZeroWithinTheTimeout) {
   // Allowed: the timeout for the wait in progress, plus one more for a store
   // wait, plus slack for a loaded 2-core machine.
   const auto deadline = hit + std::chrono::seconds(2 * kTimeoutSeconds + 5);
+  // A silent peer is noticed as a timeout (exit 4) by whoever waits on it
+  // first; the others may instead see that rank's links close (exit 6).
+  bool someone_timed_out = false;
   for (int r = 0; r < kWorld; ++r) {
     if (r == victim) continue;
     int code = wait_until(pids[r], deadline);
     EXPECT_NE(code, -1) << "rank " << r << " still running after the timeout";
     EXPECT_NE(code, 0) << "rank " << r;
-    if (signal_to_send == SIGSTOP && code != -1) {
-      EXPECT_EQ(code, 4) << "a silent peer is a timeout (exit 4), rank " << r;
-    }
+    someone_timed_out |= code == 4;
   }
+  if (signal_to_send == SIGSTOP) EXPECT_TRUE(someone_timed_out) << "a silent peer must be reported as a timeout";
   for (pid_t p : pids) {
     kill(p, SIGKILL);
     waitpid(p, nullptr, 0);
