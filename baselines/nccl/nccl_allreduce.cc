@@ -15,17 +15,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-#define OMNIB_CUDA_TRY(call)                                           \
-  do {                                                                 \
-    cudaError_t omnib_cuda_ = (call);                                  \
-    if (omnib_cuda_ != cudaSuccess) return cuda_error(omnib_cuda_, #call); \
+// Both return from the enclosing member function with a Status naming the
+// call, the error and the rank.
+#define OMNIB_CUDA_TRY(call)                                   \
+  do {                                                         \
+    cudaError_t omnib_cuda_ = (call);                          \
+    if (omnib_cuda_ != cudaSuccess)                            \
+      return cuda_error(omnib_cuda_, #call);                   \
   } while (0)
 
 // Non-blocking communicators answer ncclInProgress while work is queued.
-#define OMNIB_NCCL_TRY(call)                                                                     \
-  do {                                                                                           \
-    ncclResult_t omnib_nccl_ = (call);                                                           \
-    if (omnib_nccl_ != ncclSuccess && omnib_nccl_ != ncclInProgress) return nccl_error(omnib_nccl_, #call); \
+#define OMNIB_NCCL_TRY(call)                                   \
+  do {                                                         \
+    ncclResult_t omnib_nccl_ = (call);                         \
+    if (omnib_nccl_ != ncclSuccess && omnib_nccl_ != ncclInProgress) \
+      return nccl_error(omnib_nccl_, #call);                   \
   } while (0)
 
 std::string this_host() {
@@ -116,12 +120,28 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
   // Non-blocking, so a rank that never arrives costs a timeout, not a hang.
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
-  OMNIB_NCCL_TRY(ncclCommInitRankConfig(&comm_, job_.nodes, id, job_.rank, &config));
+  ncclResult_t init = ncclCommInitRankConfig(&comm_, job_.nodes, id, job_.rank, &config);
+  if (init != ncclSuccess && init != ncclInProgress)
+    return abort_communicator(nccl_error(init, "ncclCommInitRankConfig"));
   return wait_for("ncclCommInitRankConfig", Until::kStreamIdle);
 }
 
 NcclAllreduce::~NcclAllreduce() {
-  if (comm_ != nullptr) ncclCommDestroy(comm_);
+  if (comm_ != nullptr) {
+    cudaSetDevice(gpu_);
+    // Finalize (non-blocking here: poll it, within the timeout), then free;
+    // a communicator that cannot finalize is aborted instead.
+    ncclResult_t r = ncclCommFinalize(comm_);
+    const auto deadline = Clock::now() + timeout_;
+    while (r == ncclInProgress && Clock::now() < deadline) {
+      std::this_thread::yield();
+      if (ncclCommGetAsyncError(comm_, &r) != ncclSuccess) r = ncclInternalError;
+    }
+    if (r == ncclSuccess)
+      ncclCommDestroy(comm_);
+    else
+      ncclCommAbort(comm_);
+  }
   if (staging_ != nullptr) cudaFree(staging_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
