@@ -13,7 +13,7 @@
 set -euo pipefail
 
 # --- what the gate measures (change these together with the baseline: --update)
-ALGOS="omni,ps"            # comma list; add the dense ring here once it is registered
+ALGOS="omni,ring,ps"       # comma list: the engine, a dense baseline on the same transport, the engine dense
 DENSITIES="0.01 0.1"       # one allreduce run per density
 NODES=4
 SIZE=4M

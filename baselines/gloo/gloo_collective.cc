@@ -80,7 +80,7 @@ Status GlooCollective::allreduce(const TensorView& in, const TensorView& out) {
   copied_in_ = in.data != out.data;
   if (copied_in_) std::memcpy(out.data, in.data, in.bytes());
   OMNIB_RETURN_IF_ERROR(bind(out));
-  return run_gloo_guarded(job_.rank, std::string(gloo_algorithm_name(which_)) + " allreduce",
+  return run_gloo_guarded(job_.rank, "Gloo allreduce",
                           [&] { algorithm_->run(); });
 }
 
