@@ -86,7 +86,7 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
     return shard_lane < job_.nodes ? read_worker(shard_lane) : aggregate();
   };
   std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure).with_context("rank " + std::to_string(job_.rank) + ": omni: ");
+  return lanes_->run(body, on_failure);  // the harness names the rank and algorithm
 }
 
 // Worker side: stream this worker's non-zero blocks of `shard` in index order.
