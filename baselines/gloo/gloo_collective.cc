@@ -42,7 +42,7 @@ GlooCollective::GlooCollective(const CollectiveSetup& setup, GlooAlgorithm which
 GlooCollective::~GlooCollective() {
   // Gloo's destructors may throw (a pair that saw its peer go first); at
   // teardown there is nobody left to tell.
-  (void)run_gloo_guarded(job_.rank, "tearing down", [&] {
+  (void)run_gloo_guarded("tearing down", [&] {
     algorithm_.reset();
     context_.reset();
   });
@@ -52,17 +52,15 @@ Status GlooCollective::bind(const TensorView& out) {
   if (algorithm_ && bound_data_ == out.data && bound_count_ == out.count && bound_dtype_ == out.dtype)
     return Status::ok();
   if (out.count > static_cast<size_t>(INT_MAX) / dtype_size(out.dtype))
-    return usage_error("rank " + std::to_string(job_.rank) + ": " + gloo_algorithm_name(which_) +
-                       ": Gloo keeps byte counts in an int, so tensors must stay below 2 GiB (asked for " +
+    return usage_error("Gloo keeps byte counts in an int, so tensors must stay below 2 GiB (asked for " +
                        std::to_string(out.bytes()) + " bytes): use a smaller size");
-  Status s = run_gloo_guarded(job_.rank, std::string("building ") + gloo_algorithm_name(which_), [&] {
+  Status s = run_gloo_guarded("building the Gloo algorithm object", [&] {
     algorithm_.reset();  // its transport buffers go before the new ones are made
     algorithm_ = factory_(context_, out.data, static_cast<int>(out.count), out.dtype);
   });
   if (!s.is_ok()) return s;
   if (!algorithm_)
-    return usage_error(std::string(gloo_algorithm_name(which_)) + " cannot reduce " +
-                       std::string(dtype_name(out.dtype)) + ": use --dtype float32 or int32");
+    return usage_error("Gloo cannot reduce " + std::string(dtype_name(out.dtype)) + " here: use -d float or int32");
   bound_data_ = out.data;
   bound_count_ = out.count;
   bound_dtype_ = out.dtype;
@@ -72,16 +70,14 @@ Status GlooCollective::bind(const TensorView& out) {
 Status GlooCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // Gloo's context spans the workers only
   if (in.count != out.count || in.dtype != out.dtype)
-    return usage_error("rank " + std::to_string(job_.rank) + ": " + gloo_algorithm_name(which_) +
-                       ": input and output differ in count or dtype");
+    return usage_error("input and output differ in count or dtype");
   if (in.device != DeviceKind::kCpu || out.device != DeviceKind::kCpu)
-    return usage_error(std::string(gloo_algorithm_name(which_)) + " reduces host memory: run with --device cpu");
+    return usage_error("Gloo reduces host memory here: run with --device cpu");
   if (out.count == 0) return Status::ok();
   copied_in_ = in.data != out.data;
   if (copied_in_) std::memcpy(out.data, in.data, in.bytes());
   OMNIB_RETURN_IF_ERROR(bind(out));
-  return run_gloo_guarded(job_.rank, "Gloo allreduce",
-                          [&] { algorithm_->run(); });
+  return run_gloo_guarded("Gloo allreduce", [&] { algorithm_->run(); });
 }
 
 std::string GlooCollective::wire_note() const {

@@ -43,18 +43,17 @@ void GlooStoreAdapter::wait(const std::vector<std::string>& keys) {
 
 void GlooStoreAdapter::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds&) { wait(keys); }
 
-Status run_gloo_guarded(int rank, const std::string& what, const std::function<void()>& fn) {
-  const std::string where = "rank " + std::to_string(rank) + ": " + what;
+Status run_gloo_guarded(const std::string& what, const std::function<void()>& fn) {
   try {
     fn();
     return Status::ok();
   } catch (const gloo::IoException& e) {
     if (mentions_timeout(e.what()))
-      return timeout_error(where + " timed out (a peer is dead or stuck; raise --timeout if it is only slow): " +
+      return timeout_error(what + " timed out (a peer is dead or stuck; raise --timeout if it is only slow): " +
                            e.what());
-    return unavailable_error(where + " failed in Gloo's transport (did a peer exit?): " + e.what());
+    return unavailable_error(what + " failed in Gloo's transport (did a peer exit?): " + e.what());
   } catch (const std::exception& e) {
-    return unavailable_error(where + " failed in Gloo: " + e.what());
+    return unavailable_error(what + " failed in Gloo: " + e.what());
   }
 }
 
@@ -64,7 +63,7 @@ Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetu
   const int rank = setup.job.rank;
   GlooStoreAdapter store(*setup.store, "gloo/" + std::to_string(setup.job_id) + "/" + tag + "/");
   std::shared_ptr<gloo::rendezvous::Context> context;
-  Status s = run_gloo_guarded(rank, "connecting the Gloo context '" + tag + "' on " + setup.bind_host, [&] {
+  Status s = run_gloo_guarded("connecting the Gloo context '" + tag + "' on " + setup.bind_host, [&] {
     gloo::transport::tcp::attr attr;
     attr.hostname = setup.bind_host;
     auto device = gloo::transport::tcp::CreateDevice(attr);
@@ -74,7 +73,7 @@ Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetu
   });
   // A store failure is the root cause; its code (a timeout, say) wins.
   if (!store.first_failure().is_ok())
-    return store.first_failure().with_context("rank " + std::to_string(rank) + ": Gloo rendezvous '" + tag + "': ");
+    return store.first_failure().with_context("Gloo rendezvous '" + tag + "': ");
   if (!s.is_ok()) return s;
   return std::shared_ptr<gloo::Context>(std::move(context));
 }

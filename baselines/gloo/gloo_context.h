@@ -55,8 +55,9 @@ class GlooStoreAdapter final : public gloo::rendezvous::Store {
 Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetup& setup, const std::string& tag,
                                                             int base);
 
-// Runs `fn`, turning whatever Gloo throws into a Status naming `what` and the
-// rank: kTimeout for Gloo's I/O timeouts, kUnavailable otherwise.
-Status run_gloo_guarded(int rank, const std::string& what, const std::function<void()>& fn);
+// Runs `fn`, turning whatever Gloo throws into a Status naming `what`:
+// kTimeout for Gloo's I/O timeouts, kUnavailable otherwise. (The harness
+// prefixes the rank and the algorithm.)
+Status run_gloo_guarded(const std::string& what, const std::function<void()>& fn);
 
 }  // namespace omnib

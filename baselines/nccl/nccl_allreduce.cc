@@ -76,7 +76,7 @@ Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup&
 Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& tag) {
   int devices = 0;
   OMNIB_CUDA_TRY(cudaGetDeviceCount(&devices));
-  if (devices == 0) return unavailable_error("rank " + std::to_string(job_.rank) + ": nccl: no CUDA device visible");
+  if (devices == 0) return unavailable_error("no CUDA device visible");
 
   // Which workers share this host decides the GPU and whether it is shared.
   const std::string host = this_host();
@@ -109,9 +109,9 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
     OMNIB_RETURN_IF_ERROR(setup.store->set(id_key, std::string(id.internal, sizeof(id.internal))));
   } else {
     auto got = setup.store->get(id_key);
-    if (!got.is_ok()) return got.status().with_context("rank " + std::to_string(job_.rank) + ": nccl unique id: ");
+    if (!got.is_ok()) return got.status().with_context("nccl unique id: ");
     if (got.value().size() != sizeof(id.internal))
-      return internal_error("rank " + std::to_string(job_.rank) + ": nccl unique id has " +
+      return internal_error("nccl unique id has " +
                             std::to_string(got.value().size()) + " bytes, expected " +
                             std::to_string(sizeof(id.internal)) + " (mixed omni-bench builds?)");
     std::memcpy(id.internal, got.value().data(), sizeof(id.internal));
@@ -147,13 +147,13 @@ NcclAllreduce::~NcclAllreduce() {
 }
 
 Status NcclAllreduce::cuda_error(cudaError_t e, const std::string& call) const {
-  return unavailable_error("rank " + std::to_string(job_.rank) + ": " + call + " failed: " + cudaGetErrorName(e) +
+  return unavailable_error(call + " failed: " + cudaGetErrorName(e) +
                            ": " + cudaGetErrorString(e));
 }
 
 Status NcclAllreduce::nccl_error(ncclResult_t r, const std::string& call) const {
   std::string detail = ncclGetLastError(comm_);
-  return unavailable_error("rank " + std::to_string(job_.rank) + ": " + call + " failed: " + ncclGetErrorString(r) +
+  return unavailable_error(call + " failed: " + ncclGetErrorString(r) +
                            (detail.empty() ? "" : " (" + detail + ")") +
                            "; NCCL_DEBUG=INFO in the environment shows NCCL's own log");
 }
@@ -181,7 +181,7 @@ Status NcclAllreduce::wait_for(const std::string& what, Until until) {
     }
     if (Clock::now() > deadline)
       return abort_communicator(timeout_error(
-          "rank " + std::to_string(job_.rank) + ": " + what + " did not finish within " +
+          what + " did not finish within " +
           std::to_string(timeout_.count()) + " ms (a peer is dead or stuck; raise --timeout if it is only slow)"));
     std::this_thread::yield();
   }
@@ -199,13 +199,12 @@ Status NcclAllreduce::ensure_staging(size_t bytes) {
 
 Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // the communicator spans the workers only
-  const std::string who = "rank " + std::to_string(job_.rank) + ": nccl: ";
-  if (comm_ == nullptr) return unavailable_error(who + "the communicator was aborted by an earlier failure");
+  if (comm_ == nullptr) return unavailable_error("the communicator was aborted by an earlier failure");
   if (in.count != out.count || in.dtype != out.dtype)
-    return usage_error(who + "input and output differ in count or dtype");
-  if (in.device != out.device) return usage_error(who + "input and output must both be host or both be device memory");
+    return usage_error("input and output differ in count or dtype");
+  if (in.device != out.device) return usage_error("input and output must both be host or both be device memory");
   auto type = nccl_type(out.dtype);
-  if (!type) return usage_error(who + "cannot reduce " + std::string(dtype_name(out.dtype)) + ": use float32 or int32");
+  if (!type) return usage_error("cannot reduce " + std::string(dtype_name(out.dtype)) + ": use -d float or int32");
   if (out.count == 0) return Status::ok();
 
   OMNIB_CUDA_TRY(cudaSetDevice(gpu_));

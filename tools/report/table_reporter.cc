@@ -38,12 +38,12 @@ Status TableReporter::begin(const RunContext& context) {
                  "per iteration (all headers and ACKs)\n",
                  cfg.value("link_rate", "?").c_str(), cfg.value("link_delay", "?").c_str());
   std::fprintf(out_, "#\n");
-  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "size(B)", "count",
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "size(B)", "count",
                "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
                "wire/rank", "model", "speedup", "#wrong");
   if (show_link_) std::fprintf(out_, " %9s", "link/rank");
   std::fputc('\n', out_);
-  std::fprintf(out_, "%12s %11s %6s %-16s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "", "", "", "",
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "", "", "", "",
                "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "of 1st", "");
   if (show_link_) std::fprintf(out_, " %9s", "(B)");
   std::fputc('\n', out_);
@@ -59,7 +59,7 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     if (!r.skipped && !first) first = &r;
   for (const auto& r : group) {
     if (r.skipped) {
-      std::fprintf(out_, "%12llu %11llu %6s %-16s  skipped: %s\n", static_cast<unsigned long long>(r.size_bytes),
+      std::fprintf(out_, "%12llu %11llu %6s %-22s  skipped: %s\n", static_cast<unsigned long long>(r.size_bytes),
                    static_cast<unsigned long long>(r.count), r.dtype.c_str(), r.algo.c_str(), r.skip_reason.c_str());
       continue;
     }
@@ -71,7 +71,7 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
       speedup = buf;
     }
     std::string wrong = r.checked ? std::to_string(r.wrong_elements) : "N/A";
-    std::fprintf(out_, "%12llu %11llu %6s %-16s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s",
+    std::fprintf(out_, "%12llu %11llu %6s %-22s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s",
                  static_cast<unsigned long long>(r.size_bytes), static_cast<unsigned long long>(r.count),
                  r.dtype.c_str(), r.algo.c_str(), r.inputs.element_density, r.inputs.block_density,
                  r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99, r.algbw_GBps,
