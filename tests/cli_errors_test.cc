@@ -81,3 +81,15 @@ TEST(CliLaunch, ListNamesTheEngine) {
 
 }  // namespace
 }  // namespace omnib
+
+namespace omnib {
+namespace {
+
+TEST(CliDevice, CudaTensorsAreRefusedWithExitSix) {
+  auto r = testing::run_cli({"allreduce", "--device", "cuda", "-b", "4K", "-e", "4K"}, {}, 30);
+  EXPECT_EQ(r.exit_code, 6) << r.err;
+  EXPECT_NE(r.err.find("--device cpu"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace omnib
