@@ -21,7 +21,7 @@ ITERS=10
 WARMUP=3
 REPEAT=1                   # runs per density; more runs give the significance test more samples
 METRICS="bytes,speedup,correct"
-TOLERANCE="${PERF_GATE_TOLERANCE:-0.25}"  # relative speedup drop allowed (shared runners are noisy)
+TOLERANCE="${PERF_GATE_TOLERANCE:-0.5}"   # relative speedup drop allowed: shared 2-core runners swing in-run ratios by 25% and more
 ALPHA="${PERF_GATE_ALPHA:-0.01}"          # a speedup drop must also be this significant
 BASELINE="${PERF_GATE_BASELINE:-results/ci-baseline.json}"
 
