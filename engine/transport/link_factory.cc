@@ -100,10 +100,9 @@ Result<LinkSet> LinkFactory::establish(const std::vector<LinkSpec>& specs) {
     std::memcpy(&hello, hello_frame.payload.data(), sizeof(hello));
     uint32_t their_plan = hello_frame.header.tag;
     auto peer = static_cast<int>(hello.rank);
-    auto typed = std::make_unique<TcpConnection>(dup(fd.value()), peer, job_id_);
-    conn.reset();  // the dup keeps the socket; the placeholder only read the hello
+    conn->set_peer_rank(peer);
     if (their_plan != plan) {
-      early_arrivals_[{their_plan, hello.link_id}] = std::move(typed);
+      early_arrivals_[{their_plan, hello.link_id}] = std::move(conn);
       continue;
     }
     if (hello.link_id >= specs.size() || specs[hello.link_id].acceptor != rank_ ||
@@ -111,7 +110,7 @@ Result<LinkSet> LinkFactory::establish(const std::vector<LinkSpec>& specs) {
       return unavailable_error("rank " + std::to_string(rank_) + ": unexpected link " +
                                std::to_string(hello.link_id) + " from rank " + std::to_string(peer) +
                                " (ranks disagree on the algorithm list or node count?)");
-    set.acceptor_end[hello.link_id] = std::move(typed);
+    set.acceptor_end[hello.link_id] = std::move(conn);
     --expected_incoming;
   }
   return set;

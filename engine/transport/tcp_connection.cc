@@ -17,6 +17,11 @@ TcpConnection::TcpConnection(int fd, int peer_rank, uint32_t job_id)
 
 TcpConnection::~TcpConnection() { close(fd_); }
 
+void TcpConnection::set_peer_rank(int rank) {
+  peer_rank_ = rank;
+  name_ = "tcp link to rank " + std::to_string(rank);
+}
+
 void TcpConnection::abort() {
   if (!aborted_.exchange(true)) shutdown(fd_, SHUT_RDWR);
 }

@@ -24,6 +24,10 @@ class TcpConnection final : public Connection {
   void abort() override;
   int peer_rank() const override { return peer_rank_; }
 
+  // Names the peer once its hello has been read (accepted links start with
+  // an unknown peer). Call before the connection is shared with other threads.
+  void set_peer_rank(int rank);
+
  private:
   Status send_iovecs(iovec* iov, size_t count);
 
