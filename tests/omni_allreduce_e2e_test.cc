@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cli_runner.h"
+#include "tests/e2e_fixture.h"
 
 namespace omnib {
 namespace {
@@ -11,41 +12,18 @@ using testing::read_json;
 using testing::run_cli;
 using testing::temp_path;
 
-struct Case {
-  std::string name;
-  std::vector<std::string> args;
-};
-
-// Runs `allreduce` with args, expects success, and returns the JSON.
-nlohmann::json run_ok(std::vector<std::string> args) {
-  std::string json = temp_path("out.json");
-  std::vector<std::string> full{"allreduce", "-n", "2", "-w", "1", "-T", "20", "-J", json};
-  full.insert(full.end(), args.begin(), args.end());
-  auto r = run_cli(full);
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  if (r.exit_code != 0) return {};
-  return read_json(json);
-}
-
-void expect_all_correct(const nlohmann::json& doc, size_t expected_rows) {
-  ASSERT_TRUE(doc.contains("results"));
-  EXPECT_EQ(doc["results"].size(), expected_rows);
-  for (const auto& r : doc["results"]) {
-    EXPECT_TRUE(r["correct"].get<bool>()) << r.dump();
-    EXPECT_EQ(r["wrong_elements"].get<uint64_t>(), 0u) << r["algo"];
-    EXPECT_TRUE(r["checked"].get<bool>());
-  }
-}
+using testing::Case;
+using testing::run_allreduce_ok;
 
 class OmniExactResults : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OmniExactResults, MatchesReference) {
   auto args = GetParam().args;
-  auto doc = run_ok(args);
+  auto doc = run_allreduce_ok(args);
   ASSERT_FALSE(doc.is_null());
   size_t sizes = 0;
   for (const auto& r : doc["results"]) (void)r, ++sizes;
-  expect_all_correct(doc, sizes);
+  testing::expect_all_rows_correct(doc, sizes);
   EXPECT_GT(sizes, 0u);
 }
 
@@ -72,7 +50,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"int32", {"--algo", "omni", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.1", "-d", "int32"}},
         Case{"block_size_1", {"--algo", "omni", "--nodes", "3", "-b", "64K", "-e", "64K", "--density", "0.05", "--block-size", "1"}},
         Case{"large_blocks", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.5", "--block-size", "65536"}}),
-    [](const auto& info) { return info.param.name; });
+    testing::case_name);
 
 TEST(OmniWireBytes, FollowDensityAndTheModel) {
   // Issue criterion, scaled down for CI: at d=0.01 a rank sends a small
@@ -80,7 +58,7 @@ TEST(OmniWireBytes, FollowDensityAndTheModel) {
   double sent[2];
   const char* densities[2] = {"0.01", "1"};
   for (int i = 0; i < 2; ++i) {
-    auto doc = run_ok({"--algo", "omni", "--nodes", "4", "-b", "8M", "-e", "8M", "--density", densities[i]});
+    auto doc = run_allreduce_ok({"--algo", "omni", "--nodes", "4", "-b", "8M", "-e", "8M", "--density", densities[i]});
     ASSERT_FALSE(doc.is_null());
     const auto& r = doc["results"][0];
     sent[i] = r["wire_bytes"]["sent_per_rank_max"].get<double>();
@@ -91,7 +69,7 @@ TEST(OmniWireBytes, FollowDensityAndTheModel) {
 }
 
 TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {
-  auto doc = run_ok({"--algo", "omni", "--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0"});
+  auto doc = run_allreduce_ok({"--algo", "omni", "--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0"});
   ASSERT_FALSE(doc.is_null());
   // Per rank: one empty batch to each of 3 remote shards, one empty result to
   // each of 3 remote workers: 6 * (32 + 16) bytes.
