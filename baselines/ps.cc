@@ -10,13 +10,14 @@ const CollectiveRegistration kPs(CollectiveInfo{
     "ps",
     "dense parameter server: the engine's aggregation with every block sent",
     false,
-    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    OmniCollective::unavailable_reason,
     [](const CollectiveSetup& s) {
       OmniOptions o;
       o.dense = true;
       return OmniCollective::create(s, o);
     },
     [](const CostInputs& c) { return OmniCollective::analytic_cost(c, true); },
+    true,
 });
 
 }  // namespace

@@ -71,7 +71,7 @@ Status SparseAllgather::send_steps() {
   for (int s = 1; s < n - 1; ++s) {
     const auto origin = static_cast<uint32_t>(origin_of_step(s - 1));
     for (size_t i = 0;; ++i) {
-      const std::vector<uint8_t>* payload = nullptr;
+      const UninitBytes* payload = nullptr;
       {
         std::unique_lock lock(mu_);
         StepFrames& step = steps_[static_cast<size_t>(s - 1)];

@@ -38,7 +38,7 @@ class SparseAllgather final : public Collective {
 
   // The frames received in one ring step, kept for forwarding in the next.
   struct StepFrames {
-    std::deque<std::vector<uint8_t>> payloads;
+    std::deque<UninitBytes> payloads;
     bool complete = false;
   };
 

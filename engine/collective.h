@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/bootstrap/store.h"
+#include "engine/omni/worker_block_io.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
 #include "engine/transport/connection.h"
@@ -40,6 +41,9 @@ struct CollectiveSetup {
   std::string bind_host = "127.0.0.1";  // address this rank listens on (for backends with their own transport)
   Store* store = nullptr;        // rendezvous, for backends that bring their own transport
   uint32_t job_id = 0;
+  // How block-streaming collectives read and write device tensors (the CUDA
+  // kernels' WorkerBlockIo); null in a build without them.
+  WorkerBlockIoFactory device_block_io = nullptr;
 };
 
 // What the cost model of an algorithm is given. Densities are fractions of
@@ -89,6 +93,8 @@ struct CollectiveInfo {
   std::function<std::optional<std::string>(const CollectiveSetup&)> unavailable_reason;
   std::function<Result<std::unique_ptr<Collective>>(const CollectiveSetup&)> create;
   std::function<WireCost(const CostInputs&)> analytic_cost;
+  // Takes tensors in GPU memory (--device cuda); the others are skipped there.
+  bool device_tensors = false;
 };
 
 // The registry of named collectives. Each algorithm's file registers itself

@@ -19,16 +19,24 @@ std::vector<uint8_t> flatten(const std::vector<iovec>& iov) {
   return out;
 }
 
+// A batch as a sender would put it on the wire: header, indices, then each
+// listed block's values read from `tensor`.
+std::vector<uint8_t> encode_batch(const BatchHeader& h, const std::vector<uint64_t>& indices, const float* tensor,
+                                  const BlockLayout& layout) {
+  std::vector<iovec> iov;
+  batch_prefix_iovecs(h, indices, iov);
+  for (uint64_t b : indices)
+    iov.push_back({const_cast<float*>(tensor + layout.block_begin(b)), layout.block_length(b) * sizeof(float)});
+  return flatten(iov);
+}
+
 TEST(BlockBatch, RoundTripWithAdjacentAndShortBlocks) {
   std::vector<float> t(1000);
   for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(i);
   BlockLayout layout(t.size(), 256);
   std::vector<uint64_t> indices{0, 1, 3};
   BatchHeader h{3, 0, kEndOfStream};
-  std::vector<iovec> iov;
-  gather_batch_iovecs(h, indices, t.data(), layout, 4, iov);
-  EXPECT_EQ(iov.size(), 4u);  // header, indices, blocks 0-1 merged, block 3
-  auto bytes = flatten(iov);
+  auto bytes = encode_batch(h, indices, t.data(), layout);
   EXPECT_EQ(bytes.size() + sizeof(wire::FrameHeader), batch_wire_bytes(3, (256 + 256 + 232) * 4));
 
   BatchView view;
@@ -45,9 +53,7 @@ TEST(BlockBatch, RejectsMalformedBatches) {
   std::vector<float> t(1024, 1.0f);
   auto encode = [&](std::vector<uint64_t> idx, uint64_t next) {
     BatchHeader h{static_cast<uint32_t>(idx.size()), 0, next};
-    std::vector<iovec> iov;
-    gather_batch_iovecs(h, idx, t.data(), layout, 4, iov);
-    return flatten(iov);
+    return encode_batch(h, idx, t.data(), layout);
   };
   BatchView view;
   EXPECT_FALSE(decode_batch(encode({2, 1}, kEndOfStream), layout, 4, {0, 4}, view).is_ok());  // out of order

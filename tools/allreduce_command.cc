@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "tools/allreduce_runner.h"
+#include "tools/device_tensors.h"
 #include "tools/launch_env.h"
 #include "tools/local_launcher.h"
 #include "tools/net/emulated_launch.h"
@@ -35,12 +36,12 @@ int run_allreduce_command(AllreduceOptions& options, const std::vector<std::stri
   const int local_ranks = is_rank ? 1 : options.nodes + options.aggregators;
   Status valid = validate_allreduce_options(options, local_ranks);
   if (!valid.is_ok()) return usage_failure(valid);
-  // The GPU kernels exist (cuda/), but the harness does not yet place tensors
-  // on the device: refuse rather than measure host buffers labelled "cuda".
-  if (options.device == DeviceKind::kCuda)
-    return usage_failure(unavailable_error(
-        "--device cuda: device tensors are not wired into the engine and harness in this build yet "
-        "(the compaction kernels are in cuda/, see omnib-microbench); run with --device cpu"));
+  // Fail once in the launcher rather than in every rank. It must not touch
+  // CUDA itself (ranks are exec'd, but other launchers may fork): the build
+  // check is static, the device check is left to the ranks.
+  if (options.device == DeviceKind::kCuda && device_block_io_factory() == nullptr)
+    return usage_failure(unavailable_error("--device cuda: " + device_tensors_unavailable_reason() +
+                                           "; run with --device cpu"));
   if (is_rank && !launched_by_us && options.net.emulate)
     return usage_failure(usage_error("--net emulate runs every rank on this machine under omni-bench's own launcher, "
                                      "but this process was started by " + launch.value()->launcher +

@@ -10,6 +10,7 @@
 #include "engine/bootstrap/tcp_store.h"
 #include "engine/collective.h"
 #include "engine/transport/link_factory.h"
+#include "tools/device_tensors.h"
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
 #include "tools/net/link_meter.h"
@@ -119,11 +120,22 @@ class RankRun {
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
+    if (o_.device == DeviceKind::kCuda) {
+      setup.device_block_io = device_block_io_factory();
+      // Before the collectives are made: they bind to this thread's GPU.
+      if (job_.is_worker()) {
+        auto tensors = DeviceTensors::create(local_worker_index(), o_.sizes.back());
+        if (!tensors.is_ok()) return tensors.status();
+        device_tensors_ = tensors.take();
+      }
+    }
     // A backend every rank cannot run is skipped everywhere, so ranks agree.
     json mine = json::array();
     for (const auto& name : o_.algos) {
       const CollectiveInfo* info = CollectiveRegistry::instance().find(name);
       auto reason = info->unavailable_reason(setup);
+      if (!reason && o_.device == DeviceKind::kCuda && !info->device_tensors)
+        reason = "runs on host tensors only: compare it with --device cpu";
       mine.push_back(reason ? *reason : "");
     }
     auto all = store_all_gather(*store_, "availability", job_.rank, job_.world(), mine.dump());
@@ -150,6 +162,14 @@ class RankRun {
       return unavailable_error("none of the requested algorithms can run here:" + why);
     }
     return Status::ok();
+  }
+
+  // This worker's position among the workers on its host: picks its GPU the
+  // way the NCCL baseline does.
+  int local_worker_index() const {
+    int index = 0;
+    for (int r = 0; r < job_.rank; ++r) index += hosts_[static_cast<size_t>(r)] == hosts_[static_cast<size_t>(job_.rank)];
+    return index;
   }
 
   Status begin_reports() {
@@ -193,15 +213,23 @@ class RankRun {
   }
 
   Status measure_size(size_t config_index, size_t count, const Workload& workload) {
-    TensorView in{}, out{}, ref{};
+    TensorView in{}, out{}, ref{}, host_in{}, host_out{};
     InputStats stats;
     if (job_.is_worker()) {
-      in = view_of(buffers_->input, count, o_.dtype);
-      out = o_.inplace ? in : view_of(buffers_->output, count, o_.dtype);
+      host_in = view_of(buffers_->input, count, o_.dtype);
+      host_out = o_.inplace ? host_in : view_of(buffers_->output, count, o_.dtype);
       ref = view_of(buffers_->reference, count, o_.dtype);
-      stats = prepare_inputs(workload, job_.rank, job_.nodes, o_.block_size, in, ref,
+      stats = prepare_inputs(workload, job_.rank, job_.nodes, o_.block_size, host_in, ref,
                              view_of(buffers_->scratch, count, o_.dtype))
                   .stats;
+      in = host_in;
+      out = host_out;
+      if (device_tensors_) {
+        // Inputs are made and checked on the host; the collectives see GPU copies.
+        OMNIB_RETURN_IF_ERROR(device_tensors_->upload(host_in));
+        in = device_tensors_->input(count, o_.dtype);
+        out = o_.inplace ? in : device_tensors_->output(count, o_.dtype);
+      }
     } else {
       // Dedicated aggregators hold no tensor, only its shape.
       in = out = TensorView{nullptr, count, o_.dtype, DeviceKind::kCpu};
@@ -220,7 +248,10 @@ class RankRun {
       for (size_t a = 0; a < slots_.size(); ++a) {
         AlgoSlot& s = slots_[a];
         if (!s.collective) continue;
-        if (o_.inplace && job_.is_worker() && round > 0) workload.fill(job_.rank, in);
+        if (o_.inplace && job_.is_worker() && round > 0) {
+          workload.fill(job_.rank, host_in);
+          if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(host_in));
+        }
         if (timed && round == o_.warmup) s.wire_before = s.collective->wire_counters();
         OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/" + std::to_string(round) + "/" + std::to_string(a),
                                             job_.world()));
@@ -234,7 +265,10 @@ class RankRun {
         if (last) {
           auto after = s.collective->wire_counters();
           if (after && s.wire_before) s.wire_sent = after->sent - s.wire_before->sent;
-          if (o_.check && job_.is_worker()) s.wrong = count_wrong(out, ref);
+          if (o_.check && job_.is_worker()) {
+            if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->download(out, host_out));
+            s.wrong = count_wrong(host_out, ref);
+          }
         }
       }
     }
@@ -368,6 +402,7 @@ class RankRun {
   std::vector<std::string> hosts_;
   std::vector<AlgoSlot> slots_;
   std::unique_ptr<Buffers> buffers_;
+  std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
   bool any_wrong_ = false;
   ThresholdCheck thresholds_{o_.thresholds};

@@ -247,6 +247,7 @@ const CollectiveRegistration kRegistration(CollectiveInfo{
     NcclAllreduce::unavailable_reason,
     NcclAllreduce::create,
     nccl_analytic_cost,
+    true,
 });
 
 }  // namespace

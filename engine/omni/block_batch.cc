@@ -40,24 +40,10 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
   return Status::ok();
 }
 
-void gather_batch_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, const void* tensor,
-                         const BlockLayout& layout, size_t elem_size, std::vector<iovec>& out) {
+void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, std::vector<iovec>& out) {
   out.clear();
   out.push_back({const_cast<BatchHeader*>(&header), sizeof(BatchHeader)});
-  if (!indices.empty())
-    out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
-  const auto* base = static_cast<const char*>(tensor);
-  for (size_t i = 0; i < indices.size(); ++i) {
-    const char* start = base + layout.block_begin(indices[i]) * elem_size;
-    size_t len = layout.block_length(indices[i]) * elem_size;
-    iovec& last = out.back();
-    // Adjacent blocks are contiguous in the tensor: extend the previous run.
-    if (i > 0 && indices[i] == indices[i - 1] + 1 && static_cast<char*>(last.iov_base) + last.iov_len == start) {
-      last.iov_len += len;
-    } else {
-      out.push_back({const_cast<char*>(start), len});
-    }
-  }
+  if (!indices.empty()) out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
 }
 
 uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes) {

@@ -41,11 +41,10 @@ struct BatchView {
 Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
                     BlockRange allowed, BatchView& out);
 
-// Builds the iovec list for a batch whose blocks are read in place from
-// `tensor` (no copy): header and index array first, then one iovec per run of
-// adjacent blocks. `header` and `indices` must outlive the send.
-void gather_batch_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, const void* tensor,
-                         const BlockLayout& layout, size_t elem_size, std::vector<iovec>& out);
+// Starts the iovec list of a batch: its header and index array. The values
+// follow (WorkerBlockIo::value_iovecs). `header` and `indices` must outlive
+// the send.
+void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, std::vector<iovec>& out);
 
 // Bytes a batch of these blocks occupies on the wire, frame header included.
 uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/block_scan.h"
+#include "engine/omni/host_block_io.h"
 
 namespace omnib {
 namespace {
@@ -27,18 +27,34 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
   std::vector<LinkSpec> specs;
   for (int w = 0; w < job.nodes; ++w)
     for (int s = 0; s < shards; ++s) specs.push_back({w, job.aggregators > 0 ? job.nodes + s : s});
+  std::unique_ptr<WorkerBlockIo> io;
+  if (job.is_worker()) {
+    WorkerBlockIoFactory factory = HostBlockIo::create;
+    if (setup.device == DeviceKind::kCuda) {
+      if (setup.device_block_io == nullptr)
+        return unavailable_error("omni: this build has no CUDA kernels for device tensors (configure with CUDA)");
+      factory = setup.device_block_io;
+    }
+    auto made = factory(shards);
+    if (!made.is_ok()) return made.status().with_context("omni: ");
+    io = made.take();
+  }
   auto links = setup.links->establish(specs);
   if (!links.is_ok()) return links.status().with_context("omni: ");
-  return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take()));
+  return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take(), std::move(io)));
 }
 
-OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links)
+OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links,
+                               std::unique_ptr<WorkerBlockIo> io)
     : job_(setup.job),
       options_(options),
       dtype_(setup.dtype),
       elem_size_(dtype_size(setup.dtype)),
       block_size_(setup.block_size),
-      links_(std::move(links)) {
+      links_(std::move(links)),
+      io_(std::move(io)),
+      send_scratch_(static_cast<size_t>(shards())),
+      receive_scratch_(static_cast<size_t>(shards())) {
   int lanes = 0;
   if (job_.is_worker()) lanes += 2 * shards();
   if (my_shard() >= 0) {
@@ -75,6 +91,7 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   in_ = in;
   out_ = out;
   layout_ = BlockLayout(in.count, block_size_);
+  if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_));
   if (aggregator_) aggregator_->reset(layout_, layout_.shard_range(my_shard(), shards()));
 
   const int worker_lanes = job_.is_worker() ? 2 * shards() : 0;
@@ -93,21 +110,18 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 Status OmniCollective::send_shard(int shard) {
   Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
-  std::vector<uint64_t> indices;
-  if (options_.dense) {
-    for (uint64_t b = range.begin; b < range.end; ++b) indices.push_back(b);
-  } else {
-    find_nonzero_blocks(in_.data, layout_, range, indices);
-  }
+  auto staged = io_->stage(shard, range, options_.dense);
+  if (!staged.is_ok()) return staged.status();
+  const std::span<const uint64_t> indices = staged.value();
   const size_t per_frame = blocks_per_frame();
-  std::vector<iovec> iov;
+  std::vector<iovec>& iov = send_scratch_[static_cast<size_t>(shard)].iov;
   size_t pos = 0;
   do {
     const size_t n = std::min(per_frame, indices.size() - pos);
     BatchHeader header{static_cast<uint32_t>(n), 0,
                        pos + n < indices.size() ? indices[pos + n] : kEndOfStream};
-    std::span<const uint64_t> chunk(indices.data() + pos, n);
-    gather_batch_iovecs(header, chunk, in_.data, layout_, elem_size_, iov);
+    batch_prefix_iovecs(header, indices.subspan(pos, n), iov);
+    io_->value_iovecs(shard, pos, n, iov);
     OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kBlocks, 0, seq_, iov));
     pos += n;
   } while (pos < indices.size());
@@ -118,23 +132,14 @@ Status OmniCollective::send_shard(int shard) {
 Status OmniCollective::receive_shard(int shard) {
   Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
-  auto* out = static_cast<uint8_t*>(out_.data);
-  // Blocks no worker holds are never sent: out-of-place, they must be zeroed;
-  // in place, they are already zero in the input.
-  if (out_.data != in_.data)
-    std::memset(out + layout_.block_begin(range.begin) * elem_size_, 0, layout_.elements_in(range) * elem_size_);
-  Frame frame;
-  BatchView view;
+  LaneScratch& scratch = receive_scratch_[static_cast<size_t>(shard)];
+  OMNIB_RETURN_IF_ERROR(io_->begin_receive(shard, range));
   while (true) {
-    OMNIB_RETURN_IF_ERROR(link.recv(frame));
-    OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kResult, seq_, link.peer_rank()));
-    OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, range, view));
-    for (uint32_t i = 0; i < view.count; ++i) {
-      const uint64_t b = view.indices[i];
-      std::memcpy(out + layout_.block_begin(b) * elem_size_, view.values + view.value_offsets[i],
-                  layout_.block_length(b) * elem_size_);
-    }
-    if (view.next == kEndOfStream) return Status::ok();
+    OMNIB_RETURN_IF_ERROR(link.recv(scratch.frame));
+    OMNIB_RETURN_IF_ERROR(expect_frame(scratch.frame, wire::FrameType::kResult, seq_, link.peer_rank()));
+    OMNIB_RETURN_IF_ERROR(decode_batch(scratch.frame.payload, layout_, elem_size_, range, scratch.view));
+    OMNIB_RETURN_IF_ERROR(io_->store(shard, scratch.view));
+    if (scratch.view.next == kEndOfStream) return io_->finish_receive(shard, range);
   }
 }
 
@@ -170,7 +175,8 @@ Status OmniCollective::read_worker(int worker) {
 // every worker, flushing whenever the shard would otherwise wait.
 Status OmniCollective::aggregate() {
   const int shard = my_shard();
-  ResultBatch batch;
+  ResultBatch& batch = result_batch_;
+  batch.clear();
   std::vector<iovec> iov;
   const size_t per_frame = blocks_per_frame();
   auto flush = [&](uint64_t next) -> Status {
@@ -211,6 +217,12 @@ Status OmniCollective::aggregate() {
   }
 }
 
+std::optional<std::string> OmniCollective::unavailable_reason(const CollectiveSetup& setup) {
+  if (setup.device == DeviceKind::kCuda && setup.device_block_io == nullptr)
+    return "this build has no CUDA kernels for device tensors";
+  return std::nullopt;
+}
+
 WireCost OmniCollective::analytic_cost(const CostInputs& c, bool dense) {
   const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
   const double block_bytes = static_cast<double>(c.block_size * c.elem_size);
@@ -240,9 +252,10 @@ const CollectiveRegistration kOmni(CollectiveInfo{
     "omni",
     "block-sparse streaming aggregation (OmniReduce): only non-zero blocks cross the wire",
     true,
-    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
+    OmniCollective::unavailable_reason,
     [](const CollectiveSetup& s) { return OmniCollective::create(s, OmniOptions{}); },
     [](const CostInputs& c) { return OmniCollective::analytic_cost(c, false); },
+    true,
 });
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include "engine/collective.h"
 #include "engine/lane_group.h"
 #include "engine/omni/shard_aggregator.h"
+#include "engine/omni/worker_block_io.h"
 
 namespace omnib {
 
@@ -34,9 +35,11 @@ class OmniCollective final : public Collective {
 
   // Analytic wire bytes (docs/algorithms.md), for both sparse and dense modes.
   static WireCost analytic_cost(const CostInputs& c, bool dense);
+  // Device tensors need the CUDA block IO, which a build may lack.
+  static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
 
  private:
-  OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links);
+  OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links, std::unique_ptr<WorkerBlockIo> io);
 
   int shards() const { return job_.aggregators > 0 ? job_.aggregators : job_.nodes; }
   int shard_rank(int shard) const { return job_.aggregators > 0 ? job_.nodes + shard : shard; }
@@ -56,7 +59,19 @@ class OmniCollective final : public Collective {
   size_t elem_size_;
   size_t block_size_;
   LinkSet links_;
+  std::unique_ptr<WorkerBlockIo> io_;  // null on dedicated aggregators
   std::unique_ptr<LaneGroup> lanes_;
+
+  // Per-lane buffers kept between collectives, so that a call allocates
+  // nothing (fresh pages would cost a fault each).
+  struct LaneScratch {
+    Frame frame;
+    BatchView view;
+    std::vector<iovec> iov;
+  };
+  std::vector<LaneScratch> send_scratch_;     // one per shard
+  std::vector<LaneScratch> receive_scratch_;  // one per shard
+  ResultBatch result_batch_;                  // the aggregator lane's
 
   // Per-collective state, set by allreduce before the lanes start.
   uint64_t seq_ = 0;

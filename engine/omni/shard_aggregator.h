@@ -15,6 +15,7 @@
 #include "engine/block_layout.h"
 #include "engine/omni/block_batch.h"
 #include "engine/tensor.h"
+#include "engine/uninit_buffer.h"
 #include "engine/transport/connection.h"
 
 namespace omnib {
@@ -22,7 +23,7 @@ namespace omnib {
 // Reduced blocks waiting to be sent, in index order.
 struct ResultBatch {
   std::vector<uint64_t> indices;
-  std::vector<uint8_t> values;
+  UninitBytes values;
   void clear() {
     indices.clear();
     values.clear();

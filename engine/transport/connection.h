@@ -17,6 +17,7 @@
 
 #include "engine/status.h"
 #include "engine/transport/frame_format.h"
+#include "engine/uninit_buffer.h"
 
 namespace omnib {
 
@@ -34,7 +35,7 @@ struct ByteCounters {
 // A received frame. `payload` is reused between receives to avoid allocation.
 struct Frame {
   wire::FrameHeader header{};
-  std::vector<uint8_t> payload;
+  UninitBytes payload;
   wire::FrameType type() const { return static_cast<wire::FrameType>(header.type); }
 };
 

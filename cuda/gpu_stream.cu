@@ -1,0 +1,42 @@
+#include "cuda/gpu_stream.h"
+
+#include <utility>
+
+#include "cuda/cuda_status.h"
+
+namespace omnib::gpu {
+
+Result<OwnedStream> OwnedStream::create() {
+  OwnedStream s;
+  cudaStream_t raw = nullptr;
+  OMNIB_CUDA_TRY(cudaStreamCreateWithFlags(&raw, cudaStreamNonBlocking));
+  s.stream_ = raw;
+  return Result<OwnedStream>(std::move(s));
+}
+
+OwnedStream::OwnedStream(OwnedStream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+
+OwnedStream& OwnedStream::operator=(OwnedStream&& other) noexcept {
+  if (this != &other) {
+    if (stream_) cudaStreamDestroy(stream_);
+    stream_ = std::exchange(other.stream_, nullptr);
+  }
+  return *this;
+}
+
+OwnedStream::~OwnedStream() {
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+Status use_device(int ordinal) {
+  OMNIB_CUDA_TRY(cudaSetDevice(ordinal));
+  return Status::ok();
+}
+
+Result<int> current_device() {
+  int ordinal = 0;
+  OMNIB_CUDA_TRY(cudaGetDevice(&ordinal));
+  return ordinal;
+}
+
+}  // namespace omnib::gpu

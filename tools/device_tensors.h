@@ -1,0 +1,39 @@
+// A worker's tensors on the GPU for `--device cuda`: the harness prepares
+// inputs and checks results on the host, and copies them to and from these
+// device buffers outside the timed region. Collectives get device views.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/omni/worker_block_io.h"
+#include "engine/status.h"
+#include "engine/tensor.h"
+
+namespace omnib {
+
+class DeviceTensors {
+ public:
+  // Selects GPU `local_index` modulo the visible devices for this thread (the
+  // rank's main thread) and allocates input and output of `max_bytes` each.
+  // Unavailable (exit 6) in a build without CUDA or on a machine without a GPU.
+  static Result<std::unique_ptr<DeviceTensors>> create(int local_index, size_t max_bytes);
+  virtual ~DeviceTensors() = default;
+
+  virtual TensorView input(size_t count, DType dtype) const = 0;
+  virtual TensorView output(size_t count, DType dtype) const = 0;
+  // Host tensor -> device input.
+  virtual Status upload(const TensorView& host) = 0;
+  // Device view (input or output) -> host tensor of the same count.
+  virtual Status download(const TensorView& device, const TensorView& host) = 0;
+  // Which GPU, for the report.
+  virtual std::string describe() const = 0;
+};
+
+// Why this build or machine cannot place tensors on a GPU, or "" when it can.
+std::string device_tensors_unavailable_reason();
+
+// The omni engine's block IO for device tensors; null without CUDA kernels.
+WorkerBlockIoFactory device_block_io_factory();
+
+}  // namespace omnib
