@@ -52,7 +52,9 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
     dup2(err, 2);
     for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
-    std::string binary = OMNIB_BINARY;
+    // OMNIB_TEST_BINARY: the build was moved (e.g. carried to the GPU machine).
+    const char* moved = std::getenv("OMNIB_TEST_BINARY");
+    std::string binary = moved ? moved : OMNIB_BINARY;
     argv.push_back(binary.data());
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

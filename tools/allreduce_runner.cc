@@ -248,7 +248,8 @@ class RankRun {
       for (size_t a = 0; a < slots_.size(); ++a) {
         AlgoSlot& s = slots_[a];
         if (!s.collective) continue;
-        if (o_.inplace && job_.is_worker() && round > 0) {
+        // In place, the previous call (of any algorithm) left a sum in the input.
+        if (o_.inplace && job_.is_worker() && (round > 0 || a > 0)) {
           workload.fill(job_.rank, host_in);
           if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(host_in));
         }
