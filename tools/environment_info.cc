@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "tools/build_info.h"
+#include "tools/git_revision.h"
 
 #if OMNIB_WITH_GLOO
 #include <gloo/config.h>

@@ -11,6 +11,7 @@
 #include "engine/status.h"
 #include "tools/allreduce_command.h"
 #include "tools/build_info.h"
+#include "tools/git_revision.h"
 #include "tools/compare/compare_command.h"
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
