@@ -15,6 +15,13 @@ std::pair<std::unique_ptr<LocalConnection>, std::unique_ptr<LocalConnection>> Lo
 
 Status LocalConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) {
   Frame frame;
+  {
+    std::lock_guard lock(out_->mu);
+    if (!out_->spare_payloads.empty()) {
+      frame.payload = std::move(out_->spare_payloads.back());
+      out_->spare_payloads.pop_back();
+    }
+  }
   uint64_t length = 0;
   for (const auto& p : parts) length += p.iov_len;
   frame.header = make_header(type, 0, tag, seq, length);
@@ -38,7 +45,9 @@ Status LocalConnection::recv(Frame& frame) {
   if (!in_->cv.wait_for(lock, timeout_, [&] { return in_->aborted || !in_->frames.empty(); }))
     return timeout_error("local link of rank " + std::to_string(rank_) + ": nothing received within the timeout");
   if (in_->aborted) return unavailable_error("local link of rank " + std::to_string(rank_) + " was aborted");
-  frame = std::move(in_->frames.front());
+  // The caller's previous payload goes back to the sender's pool.
+  std::swap(frame, in_->frames.front());
+  if (in_->spare_payloads.size() < max_queued_) in_->spare_payloads.push_back(std::move(in_->frames.front().payload));
   in_->frames.pop_front();
   in_->cv.notify_all();
   return Status::ok();

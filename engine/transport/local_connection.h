@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "engine/transport/connection.h"
 
@@ -32,6 +33,9 @@ class LocalConnection final : public Connection {
     std::mutex mu;
     std::condition_variable cv;
     std::deque<Frame> frames;
+    // Payload buffers handed back by the receiver, reused by the sender:
+    // fresh ones would cost page faults on every frame.
+    std::vector<UninitBytes> spare_payloads;
     bool aborted = false;
   };
   LocalConnection(int rank, std::chrono::milliseconds timeout, size_t max_queued, std::shared_ptr<Queue> in,
