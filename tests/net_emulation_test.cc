@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -28,6 +29,7 @@
 
 #include "tests/cli_runner.h"
 #include "tools/net/command_runner.h"
+#include "tools/net/emulated_launch.h"
 #include "tools/net/emulated_network.h"
 #include "tools/net/link_meter.h"
 #include "tools/net/link_shape.h"
@@ -98,6 +100,21 @@ TEST(NetPlan, NamesFitIfnamsizAndCarryTheOwner) {
   EXPECT_EQ(addresses.size(), static_cast<size_t>(kMaxEmulatedRanks));
   EXPECT_FALSE(addresses.count(plan.value().bridge_address));
   EXPECT_FALSE(make_net_plan(1, kMaxEmulatedRanks + 1, {}).is_ok());
+}
+
+TEST(EmulatedRankEnv, KeepsNcclOnTheRanksOwnLink) {
+  auto plan = make_net_plan(1234, 3, {});
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  for (int rank = 0; rank < 3; ++rank) {
+    std::map<std::string, std::string> env;
+    for (const auto& [k, v] : emulated_rank_env(plan.value(), rank)) env[k] = v;
+    const std::string& dev = plan.value().ranks[static_cast<size_t>(rank)].rank_dev;
+    EXPECT_EQ(env[kLinkDeviceVar], dev);
+    EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "=" + dev);  // exact name, not a prefix
+    EXPECT_EQ(env["NCCL_NET"], "Socket");
+    EXPECT_EQ(env["NCCL_SHM_DISABLE"], "1");
+    EXPECT_EQ(env["NCCL_P2P_DISABLE"], "1");
+  }
 }
 
 TEST(NetPlan, SkipsSubnetsInUseAndStaysInTheBenchmarkRange) {

@@ -54,6 +54,18 @@ std::string self_executable() {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> emulated_rank_env(const NetPlan& plan, int rank) {
+  const std::string& dev = plan.ranks[static_cast<size_t>(rank)].rank_dev;
+  // NCCL must cross the shaped link like every other algorithm: its socket
+  // transport on exactly this device, never shared memory, GPU peer access
+  // or InfiniBand between ranks of this one machine.
+  return {{kLinkDeviceVar, dev},
+          {"NCCL_SOCKET_IFNAME", "=" + dev},
+          {"NCCL_NET", "Socket"},
+          {"NCCL_SHM_DISABLE", "1"},
+          {"NCCL_P2P_DISABLE", "1"}};
+}
+
 int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape) {
   Status can = check_emulation_requirements();
   if (!can.is_ok()) return report(can);
@@ -74,10 +86,7 @@ int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape) {
     wrapped.insert(wrapped.end(), argv.begin() + 1, argv.end());
     return wrapped;
   };
-  plan.rank_env = [np](int rank) {
-    return std::vector<std::pair<std::string, std::string>>{
-        {kLinkDeviceVar, np.ranks[static_cast<size_t>(rank)].rank_dev}};
-  };
+  plan.rank_env = [np](int rank) { return emulated_rank_env(np, rank); };
   // launch_local takes SIGINT/SIGTERM over while ranks run (it stops them) and
   // hands them back to us afterwards.
   int code = signals.stopped() ? kInterruptedExit : launch_local(plan);

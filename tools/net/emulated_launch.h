@@ -5,13 +5,22 @@
 // removes what it left.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "tools/local_launcher.h"
 #include "tools/net/link_shape.h"
+#include "tools/net/net_plan.h"
 
 namespace omnib {
 
 // Returns the process exit code: the launch's, 6 when the cluster cannot be
 // built (no privileges, no iproute2, a missing qdisc), 130 when interrupted.
 int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape);
+
+// The environment a rank of the emulated cluster gets: its link device (for
+// the link meter) and the NCCL settings that keep NCCL on that link.
+std::vector<std::pair<std::string, std::string>> emulated_rank_env(const NetPlan& plan, int rank);
 
 }  // namespace omnib
