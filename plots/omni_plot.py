@@ -97,6 +97,26 @@ def load_records(paths):
     return list(by_key.values())
 
 
+def one_aggregator_per_worker(records):
+    """Records for the time-vs-nodes figure. A sweep with one dedicated
+    aggregator per worker (`--aggregators nodes`) changes both counts
+    together; those records get aggregators="one per worker" so that they
+    form one series, like a fixed count or colocated shards do."""
+    fields = [k for k in CONFIG_FIELDS if k not in ("nodes", "aggregators")]
+    groups = {}
+    for rec in records:
+        groups.setdefault(tuple(rec.get(k) for k in fields), []).append(rec)
+    out = []
+    for recs in groups.values():
+        matched = [r for r in recs if r.get("aggregators") and r["aggregators"] == r.get("nodes")]
+        relabel = len({r["nodes"] for r in matched}) >= 2
+        for r in recs:
+            if relabel and r.get("aggregators") and r["aggregators"] == r.get("nodes"):
+                r = dict(r, aggregators="one per worker")
+            out.append(r)
+    return out
+
+
 def group_by(records, varying):
     """Groups records by every configuration field except `varying` (and algo)."""
     fixed_fields = [k for k in CONFIG_FIELDS if k not in varying]
@@ -397,7 +417,8 @@ def main(argv):
         writer, records, ["density"], "density", "Time vs density", "time_vs_density",
         "density (fraction of non-zero elements per rank)")
     plot_speedup(writer, keys, fixed_fields, groups, differ)
-    plot_sweep(writer, records, ["nodes"], "nodes", "Time vs node count", "time_vs_nodes", "worker nodes",
+    plot_sweep(writer, one_aggregator_per_worker(records), ["nodes"], "nodes", "Time vs node count", "time_vs_nodes",
+               "worker nodes",
                log_x_default=False)
     plot_bandwidth(writer, records)
     plot_wire_bytes(writer, records)

@@ -113,6 +113,34 @@ TEST(PlotCommand, WritesEveryFigureAsPngAndSvg) {
   EXPECT_NE(slurp(fs::path(out) / "time_vs_density.svg").find("wrong result"), std::string::npos);
 }
 
+TEST(PlotCommand, OneAggregatorPerWorkerIsOneNodeSeries) {
+  // `sweep --nodes 2,4,8 --aggregators nodes` changes both counts together;
+  // the time-vs-nodes figure still draws it as one series, beside the
+  // colocated one.
+  json results = json::array();
+  for (int nodes : {2, 4, 8}) {
+    json dedicated = record("omni", 1 << 20, nodes, 0.1, true);
+    dedicated["aggregators"] = nodes;
+    results.push_back(dedicated);
+  }
+  for (int nodes : {2, 8}) results.push_back(record("omni", 1 << 20, nodes, 0.1, true));
+  const std::string path = testing::temp_path("aggregators.json");
+  std::ofstream(path) << json{{"schema_version", 1}, {"tool", "omni-bench"}, {"results", results}}.dump(1);
+  const std::string out = testing::temp_path("figures");
+  auto r = testing::run_cli({"plot", path, "-o", out}, {}, kPlotLimitSeconds);
+  if (r.exit_code == 6) GTEST_SKIP() << "no Python with matplotlib here: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> titles;
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string stem = entry.path().stem().string();
+    if (stem.rfind("time_vs_nodes", 0) != 0 || entry.path().extension() != ".svg") continue;
+    const std::string svg = slurp(entry.path());
+    if (svg.find("aggregators=one per worker") != std::string::npos) titles.insert("per worker");
+    if (svg.find("aggregators=0") != std::string::npos) titles.insert("colocated");
+  }
+  EXPECT_EQ(titles, (std::set<std::string>{"per worker", "colocated"})) << r.out;
+}
+
 TEST(PlotCommand, MissingInputIsAUsageError) {
   auto r = testing::run_cli({"plot", "/nonexistent/results.json", "-o", testing::temp_path("none")});
   EXPECT_EQ(r.exit_code, 2);

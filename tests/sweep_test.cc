@@ -61,6 +61,52 @@ TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
   EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{2048}));
 }
 
+TEST(SweepPlan, AggregatorsFollowTheNodesOrStayFixed) {
+  SweepLists l;
+  l.nodes = {"2", "8"};
+  l.aggregators = {"0", "nodes", "3"};
+  l.sizes = {1024};
+  auto points = expand_sweep(l);
+  ASSERT_EQ(points.size(), 6u);
+  std::vector<std::string> got;
+  for (const auto& p : points) got.push_back(p.nodes + "+" + p.aggregators);
+  EXPECT_EQ(got, (std::vector<std::string>{"2+0", "2+2", "2+3", "8+0", "8+8", "8+3"}));
+  auto args = points[4].allreduce_args({"omni"});
+  auto it = std::find(args.begin(), args.end(), "--aggregators");
+  ASSERT_NE(it, args.end());
+  EXPECT_EQ(*(it + 1), "8");
+  EXPECT_NE(points[4].describe().find("aggregators 8"), std::string::npos) << points[4].describe();
+  // Without the list, allreduce keeps its default (colocated shards).
+  SweepLists plain;
+  plain.sizes = {1024};
+  auto plain_args = expand_sweep(plain)[0].allreduce_args({"omni"});
+  EXPECT_EQ(std::find(plain_args.begin(), plain_args.end(), "--aggregators"), plain_args.end());
+}
+
+TEST(SweepPlan, AggregatorListsAreChecked) {
+  EXPECT_TRUE(check_aggregator_list({"0", "nodes", "12"}).is_ok());
+  for (const char* bad : {"-1", "two", "", "3x", "node"}) {
+    Status s = check_aggregator_list({bad});
+    EXPECT_EQ(s.code(), Code::kUsage) << bad;
+    EXPECT_NE(s.message().find("nodes"), std::string::npos) << s.message();
+  }
+}
+
+TEST(SweepPlan, ResumeTellsAggregatorCountsApart) {
+  SweepLists l;
+  l.nodes = {"4"};
+  l.aggregators = {"0", "nodes"};
+  l.sizes = {1024};
+  l.algos = {"omni"};
+  auto points = expand_sweep(l);
+  nlohmann::json existing = nlohmann::json::array();
+  existing.push_back({{"algo", "omni"}, {"density", 0.1}, {"size_bytes", 1024}, {"block_size", 256}, {"nodes", 4},
+                      {"aggregators", 4}, {"overlap", "random"}, {"workload", "blocks"}});
+  EXPECT_EQ(drop_finished(points, l.algos, existing), 1u);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].aggregators, "0");
+}
+
 TEST(SweepPlan, PresetsKeepTheirOwnDensity) {
   SweepLists l;
   l.densities = {"0.01", "0.1"};

@@ -67,6 +67,8 @@ void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("--density", o.densities, "comma list of densities")->capture_default_str();
   cmd.add_option("--block-size", o.block_sizes, "comma list of block sizes")->capture_default_str();
   cmd.add_option("--nodes", o.nodes, "comma list of node counts")->capture_default_str();
+  cmd.add_option("--aggregators", o.aggregators,
+                 "comma list of dedicated aggregator counts; 'nodes' means one per worker (default: colocated)");
   cmd.add_option("--overlap", o.overlaps, "comma list of overlap modes")->capture_default_str();
   cmd.add_option("--workload", o.workloads, "comma list of workloads")->capture_default_str();
   cmd.add_option("--link-rate", o.link_rates, "comma list of emulated link rates (runs with --net emulate)");
@@ -87,6 +89,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   lists.densities = split_list(o.densities);
   lists.block_sizes = split_list(o.block_sizes);
   lists.nodes = split_list(o.nodes);
+  lists.aggregators = split_list(o.aggregators);
+  if (Status s = check_aggregator_list(lists.aggregators); !s.is_ok()) return usage(s.message());
   lists.overlaps = split_list(o.overlaps);
   lists.workloads = split_list(o.workloads);
   lists.link_rates = split_list(o.link_rates);
@@ -132,7 +136,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   std::string command_line;
   for (const auto& a : argv) command_line += (command_line.empty() ? "" : " ") + a;
   json configuration = {{"densities", lists.densities}, {"block_sizes", lists.block_sizes},
-                        {"nodes", lists.nodes},         {"overlaps", lists.overlaps},
+                        {"nodes", lists.nodes},         {"aggregators", lists.aggregators},
+                        {"overlaps", lists.overlaps},
                         {"workloads", lists.workloads}, {"link_rates", lists.link_rates},
                         {"algos", lists.algos},         {"sizes", lists.sizes},
                         {"allreduce_options", o.passthrough}};

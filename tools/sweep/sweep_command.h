@@ -14,6 +14,7 @@ struct SweepOptions {
   std::string densities = "0.1";
   std::string block_sizes = "256";
   std::string nodes = "4";
+  std::string aggregators;  // comma list of counts or "nodes"; empty: colocated
   std::string overlaps = "random";
   std::string workloads = "blocks";
   std::string link_rates;

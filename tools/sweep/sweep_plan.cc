@@ -17,6 +17,10 @@ std::vector<std::string> SweepPoint::allreduce_args(const std::vector<std::strin
   for (auto s : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(s);
   std::vector<std::string> args{"--block-size", block_size, "--nodes", nodes,    "--overlap",
                                 overlap,        "--algo",   algo_list, "--sizes", size_list};
+  if (!aggregators.empty()) {
+    args.push_back("--aggregators");
+    args.push_back(aggregators);
+  }
   if (!density.empty()) {
     args.push_back("--density");
     args.push_back(density);
@@ -36,10 +40,22 @@ std::vector<std::string> SweepPoint::allreduce_args(const std::vector<std::strin
 
 std::string SweepPoint::describe() const {
   std::string d = "nodes " + nodes + (density.empty() ? "" : ", density " + density) + ", block " + block_size;
+  if (!aggregators.empty() && aggregators != "0") d += ", aggregators " + aggregators;
   if (overlap != "random") d += ", overlap " + overlap;
   if (workload != "blocks") d += ", workload " + workload;
   if (!link_rate.empty()) d += ", link " + link_rate;
   return d;
+}
+
+Status check_aggregator_list(const std::vector<std::string>& aggregators) {
+  for (const auto& k : aggregators) {
+    if (k == "nodes") continue;
+    char* end = nullptr;
+    const long v = std::strtol(k.c_str(), &end, 10);
+    if (k.empty() || *end != '\0' || v < 0)
+      return usage_error("--aggregators '" + k + "': give counts (0 for colocated shards) or 'nodes' for one per worker");
+  }
+  return Status::ok();
 }
 
 bool workload_fixes_density(const std::string& workload) {
@@ -50,14 +66,16 @@ std::vector<SweepPoint> expand_sweep(const SweepLists& l,
                                      const std::function<std::string(const std::string&)>& label) {
   std::vector<SweepPoint> points;
   const std::vector<std::string> rates = l.link_rates.empty() ? std::vector<std::string>{""} : l.link_rates;
+  const std::vector<std::string> aggregator_items = l.aggregators.empty() ? std::vector<std::string>{""} : l.aggregators;
   const std::vector<std::string> workload_density{""};
   for (const auto& n : l.nodes)
-    for (const auto& rate : rates)
-      for (const auto& w : l.workloads)
-        for (const auto& o : l.overlaps)
-          for (const auto& b : l.block_sizes)
-            for (const auto& d : workload_fixes_density(w) ? workload_density : l.densities)
-              points.push_back(SweepPoint{d, b, n, o, w, label ? label(w) : w, rate, l.sizes});
+    for (const auto& k : aggregator_items)
+      for (const auto& rate : rates)
+        for (const auto& w : l.workloads)
+          for (const auto& o : l.overlaps)
+            for (const auto& b : l.block_sizes)
+              for (const auto& d : workload_fixes_density(w) ? workload_density : l.densities)
+                points.push_back(SweepPoint{d, b, n, k == "nodes" ? n : k, o, w, label ? label(w) : w, rate, l.sizes});
   return points;
 }
 
@@ -73,6 +91,9 @@ bool record_matches(const nlohmann::json& r, const SweepPoint& p, uint64_t size,
   if (r.value("algo", "") != algo || r.value("size_bytes", uint64_t{0}) != size) return false;
   if ((!p.density.empty() && !same_number(r["density"], p.density)) || !same_number(r["block_size"], p.block_size) ||
       !same_number(r["nodes"], p.nodes))
+    return false;
+  // Files from before aggregators were swept have colocated shards only.
+  if (r.value("aggregators", 0.0) != std::strtod(p.aggregators.empty() ? "0" : p.aggregators.c_str(), nullptr))
     return false;
   if (r.value("workload", "blocks") != p.workload_label) return false;
   // Overlap is stored normalised ("random", "full", "none" or a number).

@@ -18,6 +18,9 @@ struct SweepLists {
   std::vector<std::string> densities{"0.1"};
   std::vector<std::string> block_sizes{"256"};
   std::vector<std::string> nodes{"4"};
+  // Dedicated aggregator counts; "nodes" means one per worker of the point.
+  // Empty: colocated shards (allreduce's default).
+  std::vector<std::string> aggregators;
   std::vector<std::string> overlaps{"random"};
   std::vector<std::string> workloads{"blocks"};
   std::vector<std::string> link_rates;  // empty: no emulated links
@@ -31,6 +34,7 @@ struct SweepPoint {
   std::string density;  // empty when the workload fixes it (presets, npy)
   std::string block_size;
   std::string nodes;
+  std::string aggregators;  // a count; empty when not given
   std::string overlap;
   std::string workload;
   std::string workload_label;  // as results record it (e.g. "zipf:1.1" for "zipf")
@@ -45,6 +49,9 @@ struct SweepPoint {
 // Whether a workload fixes its own density (then the density list is not
 // crossed with it).
 bool workload_fixes_density(const std::string& workload);
+
+// Usage error unless every item is a non-negative count or "nodes".
+Status check_aggregator_list(const std::vector<std::string>& aggregators);
 
 // The cross product, nodes outermost so ranks are relaunched as rarely as
 // possible when the node count changes. `label` maps a --workload text to
