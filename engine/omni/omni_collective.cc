@@ -82,7 +82,8 @@ void OmniCollective::abort() {
   links_.abort_all();
   std::lock_guard lock(shard_mu_);
   shard_aborted_ = true;
-  shard_cv_.notify_all();
+  window_cv_.notify_all();
+  input_cv_.notify_all();
 }
 
 Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
@@ -153,7 +154,7 @@ Status OmniCollective::read_worker(int worker) {
     Frame frame;
     {
       std::unique_lock lock(shard_mu_);
-      shard_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->queued(worker) < options_.window_frames; });
+      window_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->queued(worker) < options_.window_frames; });
       if (shard_aborted_) return unavailable_error("aborted");
       frame = aggregator_->take_spare_frame();
     }
@@ -165,7 +166,7 @@ Status OmniCollective::read_worker(int worker) {
     {
       std::lock_guard lock(shard_mu_);
       OMNIB_RETURN_IF_ERROR(aggregator_->push(worker, std::move(frame), std::move(view)));
-      shard_cv_.notify_all();
+      input_cv_.notify_one();
     }
     if (last) return Status::ok();
   }
@@ -201,12 +202,13 @@ Status OmniCollective::aggregate() {
       std::unique_lock lock(shard_mu_);
       while (true) {
         if (shard_aborted_) return unavailable_error("aborted");
+        const uint64_t consumed = aggregator_->consumed();
         progress = aggregator_->advance(batch, per_frame, &waiting_on);
-        shard_cv_.notify_all();  // consumed batches free window space
+        if (aggregator_->consumed() != consumed) window_cv_.notify_all();  // window space freed
         // Wait for input only when there is nothing to send meanwhile.
         if (progress != ShardAggregator::Progress::kNeedInput || !batch.indices.empty()) break;
         const uint64_t before = aggregator_->pushes();
-        shard_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
+        input_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
       }
       next = aggregator_->global_next();
     }

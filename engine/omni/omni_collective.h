@@ -80,8 +80,11 @@ class OmniCollective final : public Collective {
   BlockLayout layout_{0, 1};
 
   // Shard state shared by the reader lanes and the aggregator lane.
+  // Two conditions, so that a push wakes only the aggregator and a consumed
+  // batch only the readers.
   std::mutex shard_mu_;
-  std::condition_variable shard_cv_;
+  std::condition_variable window_cv_;  // readers wait for window space
+  std::condition_variable input_cv_;   // the aggregator waits for a push
   std::unique_ptr<ShardAggregator> aggregator_;
   bool shard_aborted_ = false;
 };

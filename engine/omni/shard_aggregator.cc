@@ -92,6 +92,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
         w.next = p.view.next;
         spare_frames_.push_back(std::move(p.frame));
         w.pending.pop_front();
+        ++consumed_;
       } else {
         w.next = p.view.indices[p.cursor];
       }

@@ -50,6 +50,8 @@ class ShardAggregator {
 
   // Counts push() calls: a waiter can tell that new input arrived.
   uint64_t pushes() const { return pushes_; }
+  // Counts batches fully consumed: a reader waiting for window space can go on.
+  uint64_t consumed() const { return consumed_; }
 
   // Batches from `worker` not yet fully consumed.
   size_t queued(int worker) const { return workers_[static_cast<size_t>(worker)].pending.size(); }
@@ -84,6 +86,7 @@ class ShardAggregator {
   std::vector<WorkerState> workers_;
   std::vector<Frame> spare_frames_;
   uint64_t pushes_ = 0;
+  uint64_t consumed_ = 0;
 };
 
 }  // namespace omnib
