@@ -6,7 +6,9 @@
 #include "cuda/block_compaction.cuh"
 
 namespace omnib::gpu {
+namespace {
 
+// Grow a buffer to hold at least `bytes`; contents are not kept.
 Status reserve_pinned(PinnedBuffer& buffer, size_t bytes) {
   if (buffer.size() >= bytes) return Status::ok();
   buffer = PinnedBuffer();  // free first: the old and new buffers may not both fit
@@ -24,6 +26,8 @@ Status reserve_device(DeviceBuffer& buffer, size_t bytes) {
   buffer = grown.take();
   return Status::ok();
 }
+
+}  // namespace
 
 Result<std::unique_ptr<WorkerBlockIo>> CudaBlockIo::create(int shards) {
   std::string why;

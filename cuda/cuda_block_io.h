@@ -64,8 +64,4 @@ class CudaBlockIo final : public WorkerBlockIo {
   size_t elem_size_ = 4;
 };
 
-// Grows `buffer` to hold at least `bytes` (contents are not kept).
-Status reserve_pinned(PinnedBuffer& buffer, size_t bytes);
-Status reserve_device(DeviceBuffer& buffer, size_t bytes);
-
 }  // namespace omnib::gpu

@@ -41,6 +41,10 @@ struct CollectiveSetup {
   std::string bind_host = "127.0.0.1";  // address this rank listens on (for backends with their own transport)
   Store* store = nullptr;        // rendezvous, for backends that bring their own transport
   uint32_t job_id = 0;
+  // Workers on this rank's host and this worker's place among them (from the
+  // harness's rendezvous): what picks a worker's GPU.
+  int local_index = 0;
+  int local_workers = 1;
   // How block-streaming collectives read and write device tensors (the CUDA
   // kernels' WorkerBlockIo); null in a build without them.
   WorkerBlockIoFactory device_block_io = nullptr;

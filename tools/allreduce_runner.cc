@@ -120,11 +120,16 @@ class RankRun {
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
+    for (int r = 0; r < job_.nodes; ++r) {
+      if (hosts_[static_cast<size_t>(r)] != hosts_[static_cast<size_t>(job_.rank)]) continue;
+      if (r < job_.rank) ++setup.local_index;
+      if (r != job_.rank) ++setup.local_workers;
+    }
     if (o_.device == DeviceKind::kCuda) {
       setup.device_block_io = device_block_io_factory();
       // Before the collectives are made: they bind to this thread's GPU.
       if (job_.is_worker()) {
-        auto tensors = DeviceTensors::create(local_worker_index(), o_.sizes.back());
+        auto tensors = DeviceTensors::create(setup.local_index, o_.sizes.back());
         if (!tensors.is_ok()) return tensors.status();
         device_tensors_ = tensors.take();
       }
@@ -162,14 +167,6 @@ class RankRun {
       return unavailable_error("none of the requested algorithms can run here:" + why);
     }
     return Status::ok();
-  }
-
-  // This worker's position among the workers on its host: picks its GPU the
-  // way the NCCL baseline does.
-  int local_worker_index() const {
-    int index = 0;
-    for (int r = 0; r < job_.rank; ++r) index += hosts_[static_cast<size_t>(r)] == hosts_[static_cast<size_t>(job_.rank)];
-    return index;
   }
 
   Status begin_reports() {

@@ -1,7 +1,5 @@
 #include "baselines/nccl/nccl_allreduce.h"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -31,12 +29,6 @@ using Clock = std::chrono::steady_clock;
     if (omnib_nccl_ != ncclSuccess && omnib_nccl_ != ncclInProgress) \
       return nccl_error(omnib_nccl_, #call);                   \
   } while (0)
-
-std::string this_host() {
-  char name[256] = {};
-  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
-  return name;
-}
 
 std::optional<ncclDataType_t> nccl_type(DType t) {
   switch (t) {
@@ -79,16 +71,8 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
   if (devices == 0) return unavailable_error("no CUDA device visible");
 
   // Which workers share this host decides the GPU and whether it is shared.
-  const std::string host = this_host();
-  auto hosts = store_all_gather(*setup.store, tag + "/hosts", job_.rank, job_.nodes, host);
-  if (!hosts.is_ok()) return hosts.status();
-  int local_index = 0, local_count = 0;
-  for (int r = 0; r < job_.nodes; ++r) {
-    if (hosts.value()[static_cast<size_t>(r)] != host) continue;
-    if (r < job_.rank) ++local_index;
-    ++local_count;
-  }
-  gpu_ = local_index % devices;
+  const int local_count = setup.local_workers;
+  gpu_ = setup.local_index % devices;
   ranks_on_gpu_ = local_count / devices + (gpu_ < local_count % devices ? 1 : 0);
 
   // NCCL reads these when it builds the communicator.

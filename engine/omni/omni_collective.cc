@@ -53,7 +53,7 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
       block_size_(setup.block_size),
       links_(std::move(links)),
       io_(std::move(io)),
-      send_scratch_(static_cast<size_t>(shards())),
+      send_iov_(static_cast<size_t>(shards())),
       receive_scratch_(static_cast<size_t>(shards())) {
   int lanes = 0;
   if (job_.is_worker()) lanes += 2 * shards();
@@ -115,7 +115,7 @@ Status OmniCollective::send_shard(int shard) {
   if (!staged.is_ok()) return staged.status();
   const std::span<const uint64_t> indices = staged.value();
   const size_t per_frame = blocks_per_frame();
-  std::vector<iovec>& iov = send_scratch_[static_cast<size_t>(shard)].iov;
+  std::vector<iovec>& iov = send_iov_[static_cast<size_t>(shard)];
   size_t pos = 0;
   do {
     const size_t n = std::min(per_frame, indices.size() - pos);
@@ -133,7 +133,7 @@ Status OmniCollective::send_shard(int shard) {
 Status OmniCollective::receive_shard(int shard) {
   Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
-  LaneScratch& scratch = receive_scratch_[static_cast<size_t>(shard)];
+  ReceiveScratch& scratch = receive_scratch_[static_cast<size_t>(shard)];
   OMNIB_RETURN_IF_ERROR(io_->begin_receive(shard, range));
   while (true) {
     OMNIB_RETURN_IF_ERROR(link.recv(scratch.frame));
@@ -178,7 +178,7 @@ Status OmniCollective::aggregate() {
   const int shard = my_shard();
   ResultBatch& batch = result_batch_;
   batch.clear();
-  std::vector<iovec> iov;
+  std::vector<iovec>& iov = result_iov_;
   const size_t per_frame = blocks_per_frame();
   auto flush = [&](uint64_t next) -> Status {
     BatchHeader header{static_cast<uint32_t>(batch.indices.size()), 0, next};

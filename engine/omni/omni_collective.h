@@ -64,14 +64,14 @@ class OmniCollective final : public Collective {
 
   // Per-lane buffers kept between collectives, so that a call allocates
   // nothing (fresh pages would cost a fault each).
-  struct LaneScratch {
+  struct ReceiveScratch {
     Frame frame;
     BatchView view;
-    std::vector<iovec> iov;
   };
-  std::vector<LaneScratch> send_scratch_;     // one per shard
-  std::vector<LaneScratch> receive_scratch_;  // one per shard
-  ResultBatch result_batch_;                  // the aggregator lane's
+  std::vector<std::vector<iovec>> send_iov_;    // one per shard
+  std::vector<ReceiveScratch> receive_scratch_;  // one per shard
+  ResultBatch result_batch_;                     // the aggregator lane's
+  std::vector<iovec> result_iov_;                // the aggregator lane's
 
   // Per-collective state, set by allreduce before the lanes start.
   uint64_t seq_ = 0;
