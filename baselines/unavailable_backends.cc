@@ -5,7 +5,7 @@
 #include "baselines/gloo/gloo_cost_model.h"
 #include "baselines/nccl/nccl_catalog.h"
 #include "engine/collective.h"
-#include "tools/build_info.h"
+#include "engine/build_features.h"
 
 namespace omnib {
 namespace {

@@ -25,7 +25,7 @@ step() {  # step NAME COMMAND...: run, log to NAME.log, remember a failure
 
 nvidia-smi -L >"$out/gpu.txt" 2>&1 || true
 # The tests start omni-bench by the path it was built at; point them here.
-export OMNIB_TEST_BINARY="$PWD/build/omni-bench"
+export OMNIB_TEST_BINARY="$PWD/build/omni-bench" OMNIB_TEST_SABOTAGE_BINARY="$PWD/build/tests/omni-bench-sabotage"
 step gpu-tests build/tests/omnib_tests \
   --gtest_filter='Gpu*:*GpuCompaction*:*CudaBlockIo*:DeviceEndToEnd*:Nccl*:CliDevice*'
 step microbench build/omnib-microbench --benchmark_filter='Gpu' \

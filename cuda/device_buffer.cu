@@ -75,6 +75,10 @@ PinnedBuffer::~PinnedBuffer() {
 Status copy_to_device(void* device_dst, const void* host_src, size_t bytes) {
   if (bytes == 0) return Status::ok();
   OMNIB_CUDA_TRY(cudaMemcpy(device_dst, host_src, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return while the last DMA is still
+  // in flight on the legacy stream; the consumers run on non-blocking
+  // streams that would not wait for it.
+  OMNIB_CUDA_TRY(cudaStreamSynchronize(nullptr));
   return Status::ok();
 }
 

@@ -7,6 +7,10 @@
 
 namespace omnib {
 
+// Elements per block when nobody says otherwise (--block-size, sweeps, the
+// engine's setup): the one place this default is spelled.
+constexpr size_t kDefaultBlockSize = 256;
+
 struct BlockRange {
   uint64_t begin = 0;  // first block index
   uint64_t end = 0;    // one past the last block index

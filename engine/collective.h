@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/block_layout.h"
 #include "engine/bootstrap/store.h"
-#include "engine/omni/worker_block_io.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
 #include "engine/transport/connection.h"
@@ -33,7 +33,7 @@ struct JobLayout {
 // Everything a collective may use while it sets itself up.
 struct CollectiveSetup {
   JobLayout job;
-  size_t block_size = 256;
+  size_t block_size = kDefaultBlockSize;
   DType dtype = DType::kFloat32;
   DeviceKind device = DeviceKind::kCpu;
   std::chrono::milliseconds timeout{60000};
@@ -45,9 +45,6 @@ struct CollectiveSetup {
   // harness's rendezvous): what picks a worker's GPU.
   int local_index = 0;
   int local_workers = 1;
-  // How block-streaming collectives read and write device tensors (the CUDA
-  // kernels' WorkerBlockIo); null in a build without them.
-  WorkerBlockIoFactory device_block_io = nullptr;
 };
 
 // What the cost model of an algorithm is given. Densities are fractions of
@@ -57,7 +54,7 @@ struct CostInputs {
   int aggregators = 0;
   size_t count = 0;      // elements per tensor
   size_t elem_size = 4;  // bytes per element
-  size_t block_size = 256;
+  size_t block_size = kDefaultBlockSize;
   double element_density = 1;      // largest over ranks
   double block_density = 1;        // largest over ranks
   double union_block_density = 1;  // blocks non-zero on at least one rank
@@ -107,6 +104,10 @@ class CollectiveRegistry {
  public:
   static CollectiveRegistry& instance();
   void add(CollectiveInfo info);
+  // Puts `info` in place of the algorithm of the same name: how a program
+  // that wraps an algorithm (the test suite's sabotage build) swaps it in.
+  // Usage error when no algorithm has that name. Call before any find().
+  Status replace(CollectiveInfo info);
   const CollectiveInfo* find(const std::string& name) const;
   std::vector<std::string> names() const;
 

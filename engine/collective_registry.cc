@@ -11,6 +11,15 @@ CollectiveRegistry& CollectiveRegistry::instance() {
 
 void CollectiveRegistry::add(CollectiveInfo info) { infos_.push_back(std::move(info)); }
 
+Status CollectiveRegistry::replace(CollectiveInfo info) {
+  for (auto& i : infos_)
+    if (i.name == info.name) {
+      i = std::move(info);
+      return Status::ok();
+    }
+  return usage_error("no algorithm named '" + info.name + "' to replace");
+}
+
 const CollectiveInfo* CollectiveRegistry::find(const std::string& name) const {
   for (const auto& i : infos_)
     if (i.name == name) return &i;

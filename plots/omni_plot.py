@@ -3,6 +3,11 @@
 
     omni_plot.py RESULTS.json [MORE.json ...] -o DIR
 
+RESULTS.json are result documents of schema 2 or later, which list their
+identity fields ("identity_fields") and hold each record's configuration
+under "config". `omni-bench plot` converts files of any schema and runs this
+script on the converted copy.
+
 Writes PNG and SVG figures into DIR and prints the path of every file it
 wrote, one per line:
 
@@ -42,9 +47,11 @@ except ImportError:
                      "(apt-get install python3-matplotlib) or pip install matplotlib\n")
     sys.exit(EXIT_UNAVAILABLE)
 
-# Fields that identify a configuration (docs/json-schema.md), in title order.
-CONFIG_FIELDS = ["workload", "size_bytes", "density", "nodes", "aggregators", "block_size", "overlap",
-                 "dtype", "device", "inplace", "collective"]
+# Fields that identify a configuration: read from the files ("identity_fields",
+# written from the one list in tools/config/run_config.cc) by load_records().
+CONFIG_FIELDS = []
+# Their defaults ("identity_defaults"): titles leave out fields at their default.
+CONFIG_DEFAULTS = {}
 REFERENCE_ALGO = "omni"
 WRONG_STYLE = dict(marker="x", color="red", markersize=11, markeredgewidth=2.2, linestyle="none", zorder=5)
 
@@ -62,9 +69,20 @@ def human_bytes(n):
     return "%g B" % n
 
 
+def rate_text(bps):
+    for unit, scale in (("tbit", 1e12), ("gbit", 1e9), ("mbit", 1e6), ("kbit", 1e3)):
+        if bps >= scale:
+            return "%g%s" % (bps / scale, unit)
+    return "%gbit" % bps
+
+
 def field_text(key, value):
     if key == "size_bytes":
         return "size=" + human_bytes(value)
+    if key == "link_rate_bps":
+        return "link=" + rate_text(value) if value else "link=none"
+    if key == "link_delay_ns":
+        return "delay=%gus" % (value / 1e3)
     if key == "block_size":
         return "block=%s" % value
     if key == "inplace":
@@ -75,8 +93,11 @@ def field_text(key, value):
 
 
 def load_records(paths):
-    """Returns the usable records of every file, later files winning ties."""
+    """Returns the usable records of every file, later files winning ties.
+    Each record is flattened: its "config" fields sit beside its outcome."""
+    global CONFIG_FIELDS, CONFIG_DEFAULTS
     by_key = {}
+    identity = None
     for path in paths:
         try:
             with open(path) as f:
@@ -87,13 +108,29 @@ def load_records(paths):
             raise InputError("%s: not a readable JSON result file (%s)" % (path, e))
         if not isinstance(doc, dict) or not isinstance(doc.get("results"), list):
             raise InputError("%s: has no \"results\" list: is it an omni-bench -J file?" % path)
+        fields = doc.get("identity_fields")
+        if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+            raise InputError("%s: has no \"identity_fields\" list (schema %s): plot it with `omni-bench plot`, "
+                             "which reads every schema" % (path, doc.get("schema_version")))
+        if identity is not None and fields != identity:
+            raise InputError("%s: its identity fields differ from the other files': write them with one "
+                             "omni-bench build, or plot them separately" % path)
+        identity = fields
+        defaults = doc.get("identity_defaults")
+        if isinstance(defaults, dict):
+            CONFIG_DEFAULTS = defaults
         for rec in doc["results"]:
             if not isinstance(rec, dict) or rec.get("skipped") or "algo" not in rec:
                 continue
+            if not isinstance(rec.get("config"), dict):
+                continue
             if not isinstance(rec.get("time_us"), dict) or rec["time_us"].get("median") is None:
                 continue
-            key = tuple([rec.get(k) for k in CONFIG_FIELDS] + [rec["algo"]])
-            by_key[key] = rec
+            flat = dict(rec)
+            flat.update(rec["config"])
+            key = tuple([flat.get(k) for k in identity] + [flat["algo"]])
+            by_key[key] = flat
+    CONFIG_FIELDS = identity or []
     return list(by_key.values())
 
 
@@ -140,7 +177,8 @@ def slug(text):
 
 
 def title_of(kind, fixed_fields, key, width=78):
-    parts = [field_text(k, v) for k, v in zip(fixed_fields, key) if v is not None]
+    parts = [field_text(k, v) for k, v in zip(fixed_fields, key)
+             if v is not None and (k not in CONFIG_DEFAULTS or CONFIG_DEFAULTS[k] != v)]
     return kind + "\n" + "\n".join(textwrap.wrap(", ".join(parts), width))
 
 

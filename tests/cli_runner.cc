@@ -40,6 +40,18 @@ std::string temp_path(const std::string& name) {
 }
 
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env, int limit_seconds) {
+  // OMNIB_TEST_BINARY: the build was moved (e.g. carried to the GPU machine).
+  const char* moved = std::getenv("OMNIB_TEST_BINARY");
+  return run_binary(moved ? moved : OMNIB_BINARY, args, env, limit_seconds);
+}
+
+std::string sabotage_binary() {
+  const char* moved = std::getenv("OMNIB_TEST_SABOTAGE_BINARY");
+  return moved ? moved : OMNIB_SABOTAGE_BINARY;
+}
+
+CliResult run_binary(const std::string& binary_path, const std::vector<std::string>& args,
+                     const std::vector<std::string>& env, int limit_seconds) {
   const std::string out_path = temp_path("stdout.txt");
   const std::string err_path = temp_path("stderr.txt");
   auto start = std::chrono::steady_clock::now();
@@ -52,9 +64,7 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
     dup2(err, 2);
     for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
-    // OMNIB_TEST_BINARY: the build was moved (e.g. carried to the GPU machine).
-    const char* moved = std::getenv("OMNIB_TEST_BINARY");
-    std::string binary = moved ? moved : OMNIB_BINARY;
+    std::string binary = binary_path;
     argv.push_back(binary.data());
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

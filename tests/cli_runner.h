@@ -20,6 +20,13 @@ struct CliResult {
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                   int limit_seconds = 120);
 
+// The same with another build of the command line (e.g. the sabotage build).
+CliResult run_binary(const std::string& binary, const std::vector<std::string>& args,
+                     const std::vector<std::string>& env = {}, int limit_seconds = 120);
+
+// The omni-bench build with deliberately broken algorithms (tests/sabotage/).
+std::string sabotage_binary();
+
 // A fresh path in a per-test temporary folder (the file does not exist).
 std::string temp_path(const std::string& name);
 

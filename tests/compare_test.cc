@@ -1,6 +1,9 @@
 // `omni-bench compare`: the CI performance gate, run as the real binary on
 // result files crafted here.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -15,28 +18,38 @@ using testing::read_json;
 using testing::run_cli;
 using testing::temp_path;
 
-// One algorithm's record of a 4M, 4-node configuration.
-ResultRecord make_record(const std::string& algo, double median_us, double wire_bytes,
-                         std::vector<double> samples = {}, uint64_t size = 4u << 20, int nodes = 4) {
+// One algorithm's record of a 4M, 4-node configuration, with one run per
+// median in `run_medians` (the first is the record's median).
+ResultRecord make_record(const std::string& algo, std::vector<double> run_medians, double wire_bytes,
+                         uint64_t size = 4u << 20, int nodes = 4) {
   ResultRecord r;
   r.algo = algo;
-  r.size_bytes = size;
-  r.count = size / 4;
-  r.dtype = "float";
-  r.density = 0.01;
-  r.block_size = 256;
-  r.nodes = nodes;
-  r.overlap = "random";
-  r.workload = "blocks";
-  r.device = "cpu";
-  r.iters = samples.empty() ? 10 : static_cast<int>(samples.size());
-  r.time_us.median = median_us;
-  r.samples_us = std::move(samples);
+  r.config.size_bytes = size;
+  r.config.density = 0.01;
+  r.config.nodes = nodes;
+  r.iters = 10;
+  r.repeat = static_cast<int>(run_medians.size());
+  std::vector<double> sorted = run_medians;
+  std::sort(sorted.begin(), sorted.end());
+  r.time_us.median = sorted[sorted.size() / 2];
+  for (double m : run_medians) {
+    r.runs.push_back({m, m * 2, wire_bytes > 0 ? std::optional<double>(m * 2 * 1e3 / (wire_bytes * nodes))
+                                               : std::nullopt});
+    r.samples_us.push_back(m);
+  }
   r.wire_sent_per_rank_max = wire_bytes;
   r.wire_sent_total = wire_bytes * nodes;
+  r.wire_frames_per_rank_max = std::ceil(wire_bytes / 65536);
+  r.wire_frames_total = *r.wire_frames_per_rank_max * nodes;
   r.checked = true;
   r.correct = true;
+  r.calls_checked = 15;
   return r;
+}
+
+ResultRecord make_record(const std::string& algo, double median_us, double wire_bytes, uint64_t size = 4u << 20,
+                         int nodes = 4) {
+  return make_record(algo, std::vector<double>{median_us}, wire_bytes, size, nodes);
 }
 
 // A result document holding the given configurations (speedups filled in).
@@ -49,12 +62,14 @@ json make_document(std::vector<std::vector<ResultRecord>> groups) {
   return {{"schema_version", kSchemaVersion},
           {"tool", "omni-bench"},
           {"command_line", "omni-bench allreduce --algo omni,ps"},
+          {"identity_fields", identity_fields()},
           {"environment", {{"git_revision", "test"}, {"timestamp", "2026-01-01T00:00:00Z"}}},
           {"results", results}};
 }
 
+int file_counter = 0;
 std::string write(const std::string& name, const json& doc) {
-  const std::string path = temp_path(name);
+  const std::string path = temp_path(std::to_string(++file_counter) + "-" + name);
   std::ofstream(path) << doc.dump(2);
   return path;
 }
@@ -74,8 +89,8 @@ TEST(Compare, IdenticalFilesPass) {
   const json doc = make_document({standard_group()});
   auto r = compare(doc, doc);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("speedup vs ps"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("wire bytes/rank"), std::string::npos) << r.out;
+  for (const char* metric : {"speedup vs ps", "wire bytes/rank", "wire frames/rank", "cpu ns/wire byte", "correct"})
+    EXPECT_NE(r.out.find(metric), std::string::npos) << metric << "\n" << r.out;
   EXPECT_NE(r.out.find("# result: PASS"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
@@ -88,39 +103,84 @@ TEST(Compare, HalvedSpeedupFails) {
   EXPECT_NE(r.out.find("-50.00%"), std::string::npos) << r.out;
 }
 
-TEST(Compare, MoreWireBytesFail) {
-  auto r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 88200)}));
-  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
-  EXPECT_NE(r.out.find("wire bytes/rank"), std::string::npos);
-  EXPECT_NE(r.out.find("+5.00%"), std::string::npos) << r.out;
+TEST(Compare, WireBytesAreExactInBothDirections) {
+  auto more = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 84048)}));
+  EXPECT_EQ(more.exit_code, 5) << more.out << more.err;
+  EXPECT_NE(more.out.find("REGRESSION"), std::string::npos) << more.out;
+
+  // Fewer bytes fail as a change unless the user accepts improvements.
+  const json base = make_document({standard_group(100, 84000)});
+  const json fewer = make_document({standard_group(100, 42000)});
+  auto changed = compare(base, fewer, {"--metric", "bytes"});
+  EXPECT_EQ(changed.exit_code, 5) << changed.out << changed.err;
+  EXPECT_NE(changed.out.find("CHANGED"), std::string::npos) << changed.out;
+  auto accepted = compare(base, fewer, {"--accept-improvements", "--metric", "bytes,frames"});
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.out << accepted.err;
+  EXPECT_NE(accepted.out.find("IMPROVED"), std::string::npos) << accepted.out;
 }
 
-TEST(Compare, FewerWireBytesAreAnImprovement) {
-  auto r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 42000)}));
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("IMPROVED"), std::string::npos) << r.out;
+TEST(Compare, BytesFallingToZeroAlwaysFail) {
+  auto r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 0)}),
+                   {"--accept-improvements"});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("fell to zero while the algorithm ran"), std::string::npos) << r.out;
+}
+
+TEST(Compare, MoreFramesFail) {
+  auto cur = standard_group();
+  *cur[0].wire_frames_per_rank_max += 1;
+  auto r = compare(make_document({standard_group()}), make_document({cur}), {"--metric", "frames"});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("wire frames/rank"), std::string::npos) << r.out;
 }
 
 TEST(Compare, NoiseInsideTolerancePasses) {
-  // Speedup 5% lower, bytes 0.5% higher: both inside the default tolerances.
-  auto r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(105.2, 84420)}));
+  auto r = compare(make_document({standard_group(100)}), make_document({standard_group(105.2)}),
+                   {"--metric", "speedup,bytes,correct"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
 
 TEST(Compare, ToleranceFlagsAreHonoured) {
-  auto r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(105.2, 84420)}),
-                   {"--tolerance", "0.02", "--bytes-tolerance", "0.001"});
+  auto r = compare(make_document({standard_group(100)}), make_document({standard_group(105.2)}),
+                   {"--tolerance", "0.02", "--metric", "speedup"});
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  r = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 84420)}),
+              {"--bytes-tolerance", "0.01", "--metric", "bytes"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST(Compare, CpuPerByteRiseBeyondItsToleranceFails) {
+  auto cur = standard_group();
+  for (auto& run : cur[0].runs) *run.cpu_ns_per_wire_byte *= 2;
+  auto r = compare(make_document({standard_group()}), make_document({cur}), {"--metric", "cpu"});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("cpu ns/wire byte"), std::string::npos) << r.out;
+  r = compare(make_document({standard_group()}), make_document({cur}), {"--metric", "cpu", "--cpu-tolerance", "1.5"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
 TEST(Compare, LostCorrectnessFails) {
   auto current = standard_group();
   current[0].correct = false;
   current[0].wrong_elements = 17;
+  current[0].wrong_calls = 1;
   auto r = compare(make_document({standard_group()}), make_document({current}));
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("correct"), std::string::npos);
+}
+
+TEST(Compare, UncheckedIsNeverCorrect) {
+  auto current = standard_group();
+  for (auto& rec : current) {
+    rec.checked = false;
+    rec.correct.reset();
+  }
+  const json doc = make_document({current});
+  EXPECT_TRUE(doc["results"][0]["correct"].is_null());
+  auto r = compare(make_document({standard_group()}), doc);
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("not checked now"), std::string::npos) << r.out;
 }
 
 TEST(Compare, MetricFlagRestrictsTheRules) {
@@ -129,17 +189,17 @@ TEST(Compare, MetricFlagRestrictsTheRules) {
   EXPECT_EQ(r.out.find("speedup vs"), std::string::npos) << r.out;
   r = compare(make_document({standard_group()}), make_document({standard_group()}), {"--metric", "latency"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bytes, speedup, time, correct"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bytes, frames, speedup, cpu, time, correct"), std::string::npos) << r.err;
 }
 
 TEST(Compare, AbsoluteTimesOnlyWhenAsked) {
   // Both algorithms 50% slower: the speedup holds, only absolute time shows it.
   auto slow = standard_group(150);
-  slow[1].time_us.median = 1500;
+  slow[1] = make_record("ps", 1500, 4u << 20);
   const json base = make_document({standard_group(100)}), cur = make_document({slow});
-  auto r = compare(base, cur);
+  auto r = compare(base, cur, {"--metric", "speedup,bytes,correct"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  r = compare(base, cur, {"--absolute"});
+  r = compare(base, cur, {"--absolute", "--metric", "time"});
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("median time"), std::string::npos) << r.out;
   r = compare(base, cur, {"--metric", "time"});
@@ -148,10 +208,8 @@ TEST(Compare, AbsoluteTimesOnlyWhenAsked) {
 }
 
 TEST(Compare, MinSizeLeavesSmallConfigurationsOut) {
-  auto small_base = standard_group();
-  auto small_cur = standard_group(300);
-  for (auto* g : {&small_base, &small_cur})
-    for (auto& rec : *g) rec.size_bytes = 64 << 10;
+  std::vector<ResultRecord> small_base{make_record("omni", 100, 84000, 64 << 10), make_record("ps", 1000, 1 << 20, 64 << 10)};
+  std::vector<ResultRecord> small_cur{make_record("omni", 300, 84000, 64 << 10), make_record("ps", 1000, 1 << 20, 64 << 10)};
   const json base = make_document({small_base, standard_group()});
   const json cur = make_document({small_cur, standard_group()});
   EXPECT_EQ(compare(base, cur).exit_code, 5);
@@ -160,14 +218,21 @@ TEST(Compare, MinSizeLeavesSmallConfigurationsOut) {
   EXPECT_NE(r.out.find("smaller than 1M"), std::string::npos) << r.out;
 }
 
-TEST(Compare, AlgorithmsMissingOnOneSideAreNotedNotJudged) {
+TEST(Compare, ACurrentRunMissingConfigurationsFails) {
+  std::vector<ResultRecord> small{make_record("omni", 100, 84000, 64 << 10), make_record("ps", 1000, 1 << 20, 64 << 10)};
+  auto r = compare(make_document({small, standard_group()}), make_document({standard_group()}));
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("MISSING from the current run"), std::string::npos) << r.out;
+}
+
+TEST(Compare, AnAlgorithmThatNoLongerRunsFails) {
   auto current = standard_group();
   current[1].skipped = true;
   current[1].skip_reason = "no GPU";
   current.push_back(make_record("ring", 900, 3u << 20));
   auto r = compare(make_document({standard_group()}), make_document({current}));
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("note: ps: ran in the baseline, skipped: no GPU now"), std::string::npos) << r.out;
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("ps: ran in the baseline, skipped: no GPU now"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("note: ring: new (not run in the baseline)"), std::string::npos) << r.out;
 }
 
@@ -178,7 +243,7 @@ TEST(Compare, SubjectFlagChoosesWhoseSpeedupsAreChecked) {
   EXPECT_EQ(r.out.find("speedup vs ps"), std::string::npos) << r.out;
 }
 
-TEST(Compare, MismatchedSchemaVersionExits2) {
+TEST(Compare, UnknownSchemaVersionExits2) {
   json cur = make_document({standard_group()});
   cur["schema_version"] = kSchemaVersion + 1;
   auto r = compare(make_document({standard_group()}), cur);
@@ -186,14 +251,52 @@ TEST(Compare, MismatchedSchemaVersionExits2) {
   EXPECT_NE(r.err.find("schema_version"), std::string::npos) << r.err;
 }
 
+// A schema 1 file (identity at the top level of each record) still loads:
+// the newer fields take their defaults, and the report says so.
+TEST(Compare, SchemaOneFilesLoadWithDefaults) {
+  json old = make_document({standard_group()});
+  old["schema_version"] = 1;
+  for (auto& rec : old["results"]) {
+    for (const auto& [k, v] : rec["config"].items())
+      if (k != "net" && k != "link_rate_bps" && k != "link_delay_ns" && k != "transport" && k != "shard_layout")
+        rec[k] = v;
+    rec.erase("config");
+  }
+  auto r = compare(old, make_document({standard_group()}));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("took their defaults: net, link_rate_bps"), std::string::npos) << r.out;
+}
+
 TEST(Compare, NoCommonConfigurationExits2AndSaysWhatDiffers) {
-  std::vector<ResultRecord> other{make_record("omni", 100, 84000, {}, 8u << 20, 8),
-                                  make_record("ps", 1000, 8u << 20, {}, 8u << 20, 8)};
+  std::vector<ResultRecord> other{make_record("omni", 100, 84000, 8u << 20, 8), make_record("ps", 1000, 8u << 20, 8u << 20, 8)};
   auto r = compare(make_document({standard_group()}), make_document({other}));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("no configuration in common"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("size_bytes: baseline 4M; current 8M"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nodes: baseline 4; current 8"), std::string::npos) << r.err;
+}
+
+// The same run at two emulated link rates is two configurations: compared
+// each with itself, never pooled as repetitions of one.
+TEST(Compare, LinkRatesAreTwoConfigurations) {
+  auto at = [](uint64_t bps, double omni_us) {
+    auto g = standard_group(omni_us);
+    for (auto& rec : g) {
+      rec.config.net = "emulate";
+      rec.config.link_rate_bps = bps;
+    }
+    return g;
+  };
+  const json doc = make_document({at(50'000'000, 100), at(100'000'000, 60)});
+  const std::string verdicts = temp_path("rates.json");
+  auto r = compare(doc, doc, {"--json", verdicts});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("emulate 50mbit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("emulate 100mbit"), std::string::npos) << r.out;
+  std::set<uint64_t> rates;
+  const json written = read_json(verdicts);
+  for (const auto& c : written["comparisons"]) rates.insert(c["configuration"]["link_rate_bps"].get<uint64_t>());
+  EXPECT_EQ(rates, (std::set<uint64_t>{50'000'000, 100'000'000}));
 }
 
 TEST(Compare, UnreadableOrInvalidFilesExit2) {
@@ -214,45 +317,98 @@ TEST(Compare, UnreadableOrInvalidFilesExit2) {
   EXPECT_NE(r.err.find("not an omni-bench result file"), std::string::npos) << r.err;
 }
 
-// Per-iteration samples: ps steady at 1000 us, omni spread widely.
-const std::vector<double> kBaseOmni{70, 150, 90, 180, 110, 130, 60, 170, 100, 140, 80, 120};
+TEST(Compare, WrongTypesExit2NamingTheField) {
+  json doc = make_document({standard_group()});
+  doc["command_line"] = 42;
+  auto r = compare(make_document({standard_group()}), doc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("command_line"), std::string::npos) << r.err;
 
-std::vector<ResultRecord> sampled_group(const std::vector<double>& omni) {
-  std::vector<double> sorted = omni;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = (sorted[5] + sorted[6]) / 2;
-  return {make_record("omni", median, 84000, omni), make_record("ps", 1000, 4u << 20, std::vector<double>(12, 1000))};
+  doc = make_document({standard_group()});
+  doc["environment"]["git_revision"] = json::array();
+  r = compare(make_document({standard_group()}), doc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("git_revision"), std::string::npos) << r.err;
+
+  doc = make_document({standard_group()});
+  doc["results"][0]["config"]["nodes"] = "four";
+  r = compare(make_document({standard_group()}), doc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("field 'nodes'"), std::string::npos) << r.err;
+
+  doc = make_document({standard_group()});
+  doc["schema_version"] = 18446744073709551615ull;
+  r = compare(make_document({standard_group()}), doc);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
 }
 
-TEST(Compare, OverlappingNoisySamplesWithSmallShiftAreNoise) {
-  // Median speedup drops 11.5% (beyond the 10% tolerance), but the samples
+TEST(Compare, ZeroOrNegativeTimesExit2) {
+  for (double bad : {0.0, -5.0}) {
+    json doc = make_document({standard_group()});
+    doc["results"][0]["time_us"]["median"] = bad;
+    auto r = compare(make_document({standard_group()}), doc);
+    EXPECT_EQ(r.exit_code, 2) << bad << r.out << r.err;
+    EXPECT_NE(r.err.find("not positive"), std::string::npos) << r.err;
+  }
+}
+
+// Per-run medians: ps steady at 1000 us, omni's runs spread widely.
+const std::vector<double> kBaseOmni{70, 150, 90, 180, 110, 130, 60, 170, 100, 140, 80, 120};
+
+std::vector<ResultRecord> repeated_group(const std::vector<double>& omni) {
+  return {make_record("omni", omni, 84000), make_record("ps", std::vector<double>(omni.size(), 1000), 4u << 20)};
+}
+
+TEST(Compare, OverlappingNoisyRunsWithSmallShiftAreNoise) {
+  // The median speedup drops 11.5% (beyond the 10% tolerance), but the runs
   // overlap so much that the shift is not significant.
   std::vector<double> shifted;
   for (double t : kBaseOmni) shifted.push_back(t + 15);
-  auto r = compare(make_document({sampled_group(kBaseOmni)}), make_document({sampled_group(shifted)}));
+  auto r = compare(make_document({repeated_group(kBaseOmni)}), make_document({repeated_group(shifted)}),
+                   {"--metric", "speedup"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("NOISE"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("per-iteration ratios"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("run speedups"), std::string::npos) << r.out;
 }
 
-TEST(Compare, ClearShiftInSamplesFails) {
+TEST(Compare, ClearShiftInRunsFails) {
   std::vector<double> doubled;
   for (double t : kBaseOmni) doubled.push_back(t * 2);
-  auto r = compare(make_document({sampled_group(kBaseOmni)}), make_document({sampled_group(doubled)}));
+  auto r = compare(make_document({repeated_group(kBaseOmni)}), make_document({repeated_group(doubled)}),
+                   {"--metric", "speedup"});
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
 
-TEST(Compare, RepeatedRecordsAreSamples) {
-  // Six runs per file, no per-iteration samples: the run medians are tested.
-  std::vector<std::vector<ResultRecord>> base, cur;
+// Several files on one side are more runs of each configuration.
+TEST(Compare, SeveralFilesPerSideAreRuns) {
+  std::string base_files, cur_files;
   for (int i = 0; i < 6; ++i) {
-    base.push_back({make_record("omni", 100 + i, 84000)});
-    cur.push_back({make_record("omni", 130 + i, 84000)});
+    base_files += (i ? "," : "") + write("b.json", make_document({{make_record("omni", 100 + i, 84000)}}));
+    cur_files += (i ? "," : "") + write("c.json", make_document({{make_record("omni", 130 + i, 84000)}}));
   }
-  auto r = compare(make_document(base), make_document(cur), {"--absolute", "--json", temp_path("v.json")});
+  auto r = run_cli({"compare", base_files, cur_files, "--absolute", "--metric", "time"}, {}, 60);
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("6/6 run medians"), std::string::npos) << r.out;
+}
+
+// What a pass means: the report states the smallest regression each metric
+// could have flagged given the runs and their spread.
+TEST(Compare, ReportsTheSmallestDetectableRegression) {
+  const std::string verdicts = temp_path("power.json");
+  auto r = compare(make_document({repeated_group(kBaseOmni)}), make_document({repeated_group(kBaseOmni)}),
+                   {"--json", verdicts, "--metric", "speedup"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("detectable"), std::string::npos) << r.out;
+  const double detectable = read_json(verdicts)["summary"]["speedup"]["detectable"].get<double>();
+  // Runs spread over 60..180 us: a 10% shift is not enough to be significant.
+  EXPECT_GT(detectable, 0.10);
+  EXPECT_LT(detectable, 0.9);
+  // One run a side: no test is possible, the tolerance alone decides.
+  const std::string one = temp_path("one.json");
+  r = compare(make_document({standard_group()}), make_document({standard_group()}),
+              {"--json", one, "--metric", "speedup"});
+  EXPECT_NEAR(read_json(one)["summary"]["speedup"]["detectable"].get<double>(), 0.10, 1e-12);
 }
 
 TEST(Compare, JsonOutputHoldsTheVerdicts) {
@@ -261,8 +417,8 @@ TEST(Compare, JsonOutputHoldsTheVerdicts) {
                    {"--json", out});
   ASSERT_EQ(r.exit_code, 5) << r.out << r.err;
   const json doc = read_json(out);
-  EXPECT_EQ(doc["verdict"], "REGRESSION");
-  EXPECT_EQ(doc["regressions"], 1);
+  EXPECT_EQ(doc["verdict"], "FAIL");
+  EXPECT_GE(doc["regressions"].get<int>(), 1);
   EXPECT_EQ(doc["rules"]["subject"], "omni");
   bool saw_speedup = false, saw_bytes = false;
   for (const auto& c : doc["comparisons"]) {

@@ -10,7 +10,7 @@
 #include "tests/cli_runner.h"
 #include "tests/e2e_fixture.h"
 #include "tests/rank_launcher.h"
-#include "tools/build_info.h"
+#include "engine/build_features.h"
 
 namespace omnib {
 namespace {
@@ -72,7 +72,8 @@ TEST(GlooBcube, InPlaceSweepLeavesNoSendInFlight) {
                     "--density", "0.3", "--inplace", "-T", "20", "-J", json},
                    {}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& row : read_json(json)["results"])
+  const auto doc = read_json(json);
+  for (const auto& row : doc["results"])
     EXPECT_TRUE(row["correct"].get<bool>()) << row["count"] << " elements: " << row["wrong_elements"] << " wrong";
 }
 

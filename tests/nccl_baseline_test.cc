@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
-#include "tools/build_info.h"
+#include "engine/build_features.h"
 
 #if OMNIB_WITH_NCCL
 #include <cuda_runtime.h>

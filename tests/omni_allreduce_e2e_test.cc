@@ -85,19 +85,22 @@ TEST(OmniReport, TableAndJsonCarryTheRequiredFields) {
   EXPECT_NE(r.out.find("wire/rank"), std::string::npos);
   EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos);
   auto doc = read_json(json);
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);
   for (const char* k : {"version", "git_revision", "hosts", "ranks", "backends"})
     EXPECT_TRUE(doc["environment"].contains(k)) << k;
+  EXPECT_TRUE(doc["identity_fields"].is_array());
   ASSERT_EQ(doc["results"].size(), 2u);
   const auto& rec = doc["results"][0];
-  for (const char* k : {"collective", "algo", "size_bytes", "count", "dtype", "density", "block_size", "nodes",
-                        "time_us", "algbw_GBps", "busbw_GBps", "wire_bytes", "wrong_elements", "correct"})
+  for (const char* k : {"algo", "config", "count", "time_us", "runs", "algbw_GBps", "busbw_GBps", "wire_bytes",
+                        "cpu", "checked", "correct", "wrong_elements", "wrong_calls", "calls_checked"})
     EXPECT_TRUE(rec.contains(k)) << k;
+  for (const auto& field : doc["identity_fields"]) EXPECT_TRUE(rec["config"].contains(field)) << field;
   for (const char* k : {"median", "p95", "p99", "min", "max", "mean", "stdev"}) EXPECT_TRUE(rec["time_us"].contains(k));
   EXPECT_TRUE(rec["correct"].is_boolean());
   EXPECT_EQ(rec["samples_us"].size(), 3u);
-  EXPECT_EQ(rec["size_bytes"], 65536);
-  EXPECT_EQ(doc["results"][1]["size_bytes"], 262144);
+  EXPECT_EQ(rec["calls_checked"], 4);  // every call, the warm-up too
+  EXPECT_EQ(rec["config"]["size_bytes"], 65536);
+  EXPECT_EQ(doc["results"][1]["config"]["size_bytes"], 262144);
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ json record(const std::string& algo, uint64_t size, int nodes, double density, b
               {"wire_bytes", {{"sent_per_rank_max", wire}, {"sent_total", wire * nodes}}},
               {"analytic_bytes", {{"sent_per_rank_max", 0.95 * wire}, {"sent_total", 0.95 * wire * nodes}}},
               {"checked", true},
+              {"wrong_elements", correct ? 0 : 5},
               {"correct", correct}};
 }
 
@@ -136,9 +137,46 @@ TEST(PlotCommand, OneAggregatorPerWorkerIsOneNodeSeries) {
     if (stem.rfind("time_vs_nodes", 0) != 0 || entry.path().extension() != ".svg") continue;
     const std::string svg = slurp(entry.path());
     if (svg.find("aggregators=one per worker") != std::string::npos) titles.insert("per worker");
-    if (svg.find("aggregators=0") != std::string::npos) titles.insert("colocated");
+    // Colocated shards are the default: the title leaves the field out.
+    if (svg.find("aggregators=") == std::string::npos) titles.insert("colocated");
   }
   EXPECT_EQ(titles, (std::set<std::string>{"per worker", "colocated"})) << r.out;
+}
+
+// The same sweep at two emulated link rates: two configurations, drawn as
+// two series (figures told apart by the link), never merged into one.
+TEST(PlotCommand, LinkRatesAreSeriesOfTheirOwn) {
+  json results = json::array();
+  for (uint64_t bps : {50'000'000ull, 100'000'000ull})
+    for (double d : {0.01, 0.1}) {
+      json r = record("omni", 1 << 20, 4, d, true);
+      json config = {{"collective", "allreduce"}, {"size_bytes", 1 << 20}, {"dtype", "float"}, {"density", d},
+                     {"block_size", 256}, {"nodes", 4}, {"aggregators", 0}, {"overlap", "random"},
+                     {"workload", "blocks"}, {"seed", 1}, {"device", "cpu"}, {"inplace", false},
+                     {"net", "emulate"}, {"link_rate_bps", bps}, {"link_delay_ns", 0}, {"transport", "tcp"},
+                     {"shard_layout", "contiguous"}};
+      for (const auto& [k, v] : config.items()) r.erase(k);
+      r["config"] = config;
+      r["warmup"] = 1;
+      r["repeat"] = 1;
+      r["runs"] = json::array({{{"median_us", r["time_us"]["median"]}, {"cpu_us_per_call", 1.0},
+                                {"cpu_ns_per_wire_byte", nullptr}}});
+      r["wrong_calls"] = 0;
+      r["calls_checked"] = 4;
+      results.push_back(r);
+    }
+  const std::string path = testing::temp_path("rates.json");
+  std::ofstream(path) << json{{"schema_version", 2}, {"tool", "omni-bench"}, {"results", results}}.dump(1);
+  const std::string out = testing::temp_path("figures");
+  auto r = testing::run_cli({"plot", path, "-o", out}, {}, kPlotLimitSeconds);
+  if (r.exit_code == 6) GTEST_SKIP() << "no Python with matplotlib here: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> figures;
+  for (const auto& entry : fs::directory_iterator(out))
+    if (entry.path().extension() == ".png" && entry.path().stem().string().rfind("time_vs_density", 0) == 0)
+      figures.insert(entry.path().stem().string());
+  EXPECT_EQ(figures, (std::set<std::string>{"time_vs_density__link=50mbit", "time_vs_density__link=100mbit"}))
+      << r.out;
 }
 
 TEST(PlotCommand, MissingInputIsAUsageError) {

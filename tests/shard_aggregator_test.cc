@@ -56,15 +56,19 @@ TEST_F(ShardAggregatorTest, WaitsOnlyForWorkersHoldingTheNextBlock) {
   EXPECT_EQ(waiting, 1);  // nothing known about worker 1 yet
   push(1, {{5, 10.0f}}, kEndOfStream);
   push(2, {{2, 100.0f}}, kEndOfStream);
-  // Block 2 is held by workers 0 and 2 only; block 5 by worker 1 only.
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
-  EXPECT_EQ(waiting, 0);  // worker 0 announced block 7, not yet delivered
+  // Block 2 is held by workers 0 and 2 only; block 5 by worker 1 only. Block
+  // 7 starts worker 0's next batch: what is done goes out first.
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kFlush);
   ASSERT_EQ(out.indices, (std::vector<uint64_t>{2, 5}));
   EXPECT_EQ(value_of(out, 0, 4), 101.0f);
   EXPECT_EQ(value_of(out, 1, 4), 10.0f);
+  out.clear();
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
+  EXPECT_EQ(waiting, 0);  // worker 0 announced block 7, not yet delivered
+  EXPECT_TRUE(out.indices.empty());
   push(0, {{7, 2.0f}}, kEndOfStream);
   EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
-  EXPECT_EQ(out.indices, (std::vector<uint64_t>{2, 5, 7}));
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{7}));
   EXPECT_EQ(agg.global_next(), kEndOfStream);
 }
 
@@ -82,7 +86,7 @@ TEST_F(ShardAggregatorTest, StopsAtBatchLimitAndResumes) {
   push(2, {{1, 1.0f}}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kBatchFull);
+  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kFlush);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
   EXPECT_EQ(value_of(out, 1, 4), 2.0f);
   out.clear();
@@ -97,10 +101,54 @@ TEST_F(ShardAggregatorTest, SumsInRankOrderAcrossBatches) {
   push(0, {{3, 4.0f}}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
-  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 3}));
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0}));
   EXPECT_EQ(value_of(out, 0, 4), 3.0f);
-  EXPECT_EQ(value_of(out, 1, 4), 9.0f);
+  out.clear();
+  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{3}));
+  EXPECT_EQ(value_of(out, 0, 4), 9.0f);
+}
+
+// The result batches (and so the frames and wire bytes of a run) depend on
+// the data only: input that arrives all at once and input that arrives just
+// in time give the same batches.
+TEST_F(ShardAggregatorTest, BatchesDoNotDependOnArrivalTiming) {
+  const std::vector<std::vector<std::pair<std::map<uint64_t, float>, uint64_t>>> streams = {
+      {{{{0, 1.0f}, {2, 1.0f}}, 4}, {{{4, 1.0f}, {6, 1.0f}}, 9}, {{{9, 1.0f}}, kEndOfStream}},
+      {{{{1, 1.0f}, {2, 1.0f}, {3, 1.0f}}, 7}, {{{7, 1.0f}, {8, 1.0f}}, kEndOfStream}},
+      {{{{5, 1.0f}}, kEndOfStream}},
+  };
+  auto drain = [&](bool all_first) {
+    agg.reset(layout, {0, 10});
+    std::vector<size_t> next_batch(streams.size(), 0);
+    auto feed = [&](size_t w) {
+      const auto& [blocks, next] = streams[w][next_batch[w]++];
+      push(static_cast<int>(w), blocks, next);
+    };
+    if (all_first)
+      for (size_t w = 0; w < streams.size(); ++w)
+        while (next_batch[w] < streams[w].size()) feed(w);
+    std::vector<std::vector<uint64_t>> batches;
+    ResultBatch out;
+    int waiting = -1;
+    while (true) {
+      auto p = agg.advance(out, 3, &waiting);
+      if (p == ShardAggregator::Progress::kNeedInput) {
+        EXPECT_TRUE(out.indices.empty());
+        feed(static_cast<size_t>(waiting));
+        continue;
+      }
+      batches.push_back(out.indices);
+      out.clear();
+      if (p == ShardAggregator::Progress::kDone) break;
+    }
+    return batches;
+  };
+  const auto eager = drain(true);
+  const auto lazy = drain(false);
+  EXPECT_EQ(eager, lazy);
+  EXPECT_GT(eager.size(), 2u);
 }
 
 TEST_F(ShardAggregatorTest, RejectsABatchThatBreaksTheLookAhead) {

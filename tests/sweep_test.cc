@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "tests/cli_runner.h"
@@ -9,78 +10,125 @@
 namespace omnib {
 namespace {
 
+bool has(const std::vector<std::string>& args, const std::string& item) {
+  return std::find(args.begin(), args.end(), item) != args.end();
+}
+
+std::vector<SweepPoint> expand_ok(const SweepLists& l) {
+  auto points = expand_sweep(l);
+  EXPECT_TRUE(points.is_ok()) << points.status().message();
+  return points.is_ok() ? points.take() : std::vector<SweepPoint>{};
+}
+
+// A finished record of `algo` at `point`'s k-th size.
+ResultRecord finished(const SweepPoint& point, size_t k, const std::string& algo) {
+  ResultRecord r;
+  r.algo = algo;
+  r.config = point.plan.config(k);
+  return r;
+}
+
 TEST(SweepPlan, CrossProductWithNodesOutermost) {
   SweepLists l;
   l.densities = {"0.01", "0.1", "1"};
   l.block_sizes = {"32", "256"};
   l.nodes = {"2", "4"};
-  l.sizes = {1024, 4096};
-  auto points = expand_sweep(l);
+  l.size_args = {"--sizes", "1K,4K"};
+  l.algos = {"omni", "ring"};
+  auto points = expand_ok(l);
   ASSERT_EQ(points.size(), 12u);
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(points[i].nodes, "2");
-  for (size_t i = 6; i < 12; ++i) EXPECT_EQ(points[i].nodes, "4");
-  EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{1024, 4096}));
-  auto args = points[0].allreduce_args({"omni", "ring"});
-  EXPECT_NE(std::find(args.begin(), args.end(), "omni,ring"), args.end());
-  EXPECT_NE(std::find(args.begin(), args.end(), "1024,4096"), args.end());
-  EXPECT_EQ(std::find(args.begin(), args.end(), "--net"), args.end());
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(points[i].plan.base.nodes, 2);
+  for (size_t i = 6; i < 12; ++i) EXPECT_EQ(points[i].plan.base.nodes, 4);
+  EXPECT_EQ(points[0].todo, (std::vector<uint64_t>{1024, 4096}));
+  auto args = points[0].allreduce_args("part.json");
+  EXPECT_TRUE(has(args, "omni,ring"));
+  EXPECT_TRUE(has(args, "1024,4096"));
+  EXPECT_FALSE(has(args, "--net"));
 }
 
-TEST(SweepPlan, LinkRatesAddEmulation) {
+TEST(SweepPlan, LinkRatesAreConfigurationsOfTheirOwn) {
   SweepLists l;
-  l.link_rates = {"1gbit", "10gbit"};
-  l.sizes = {1024};
-  auto points = expand_sweep(l);
+  l.link_rates = {"50mbit", "100mbit"};
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_ok(l);
   ASSERT_EQ(points.size(), 2u);
-  auto args = points[1].allreduce_args({"omni"});
-  EXPECT_NE(std::find(args.begin(), args.end(), "emulate"), args.end());
-  EXPECT_NE(std::find(args.begin(), args.end(), "10gbit"), args.end());
+  auto args = points[1].allreduce_args("part.json");
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--net"), 1);
+  EXPECT_TRUE(has(args, "100mbit"));
+  EXPECT_EQ(points[0].plan.config(0).link_rate_bps, 50'000'000u);
+  EXPECT_EQ(points[1].plan.config(0).link_rate_bps, 100'000'000u);
+  EXPECT_NE(points[0].plan.config(0).key_text(), points[1].plan.config(0).key_text());
+}
+
+TEST(SweepPlan, ANetGivenToTheSweepIsPassedOnce) {
+  SweepLists l;
+  l.emulate = true;  // `sweep --net emulate --link-rate ...`
+  l.link_rates = {"50mbit"};
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 1u);
+  auto args = points[0].allreduce_args("part.json");
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--net"), 1);
+}
+
+TEST(SweepPlan, APointAllreduceWouldRefuseStopsTheSweepUpFront) {
+  SweepLists l;
+  l.densities = {"0.1", "2"};
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_sweep(l);
+  ASSERT_FALSE(points.is_ok());
+  EXPECT_EQ(points.status().code(), Code::kUsage);
+  EXPECT_NE(points.status().message().find("density 2"), std::string::npos) << points.status().message();
 }
 
 TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
   SweepLists l;
   l.densities = {"0.1", "0.5"};
-  l.sizes = {1024, 2048};
+  l.size_args = {"--sizes", "1K,2K"};
   l.algos = {"omni", "ps"};
-  auto points = expand_sweep(l);
-  auto record = [](const char* algo, double density, uint64_t size) {
-    return nlohmann::json{{"algo", algo},  {"density", density}, {"size_bytes", size}, {"block_size", 256},
-                          {"nodes", 4},    {"overlap", "random"}, {"workload", "blocks"}};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 2u);
+  std::vector<ResultRecord> existing = {
+      finished(points[0], 0, "omni"), finished(points[0], 0, "ps"),  // (0.1, 1K) complete
+      finished(points[0], 1, "omni"),                                 // (0.1, 2K) lacks ps
+      finished(points[1], 0, "omni"), finished(points[1], 0, "ps"),
+      finished(points[1], 1, "omni"), finished(points[1], 1, "ps"),  // 0.5 complete
   };
-  nlohmann::json existing = nlohmann::json::array();
-  existing.push_back(record("omni", 0.1, 1024));
-  existing.push_back(record("ps", 0.1, 1024));   // (0.1, 1024) complete
-  existing.push_back(record("omni", 0.1, 2048));  // (0.1, 2048) lacks ps
-  existing.push_back(record("omni", 0.5, 1024));
-  existing.push_back(record("ps", 0.5, 1024));
-  existing.push_back(record("omni", 0.5, 2048));
-  existing.push_back(record("ps", 0.5, 2048));    // 0.5 complete
-  EXPECT_EQ(drop_finished(points, l.algos, existing), 3u);
+  EXPECT_EQ(drop_finished(points, finished_keys(existing)), 3u);
   ASSERT_EQ(points.size(), 1u);
-  EXPECT_EQ(points[0].density, "0.1");
-  EXPECT_EQ(points[0].sizes, (std::vector<uint64_t>{2048}));
+  EXPECT_EQ(points[0].plan.base.density, 0.1);
+  EXPECT_EQ(points[0].todo, (std::vector<uint64_t>{2048}));
+}
+
+// Sizes are parsed once, by allreduce's own rules (whole elements): a resume
+// finds what the run wrote, odd sizes included.
+TEST(SweepPlan, OddSizesResumeByTheSizeTheRunWrote) {
+  SweepLists l;
+  l.size_args = {"--sizes", "1000001"};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].todo, (std::vector<uint64_t>{1000000}));
+  std::vector<ResultRecord> existing = {finished(points[0], 0, "omni")};
+  EXPECT_EQ(drop_finished(points, finished_keys(existing)), 1u);
+  EXPECT_TRUE(points.empty());
 }
 
 TEST(SweepPlan, AggregatorsFollowTheNodesOrStayFixed) {
   SweepLists l;
   l.nodes = {"2", "8"};
   l.aggregators = {"0", "nodes", "3"};
-  l.sizes = {1024};
-  auto points = expand_sweep(l);
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_ok(l);
   ASSERT_EQ(points.size(), 6u);
   std::vector<std::string> got;
-  for (const auto& p : points) got.push_back(p.nodes + "+" + p.aggregators);
+  for (const auto& p : points)
+    got.push_back(std::to_string(p.plan.base.nodes) + "+" + std::to_string(p.plan.base.aggregators));
   EXPECT_EQ(got, (std::vector<std::string>{"2+0", "2+2", "2+3", "8+0", "8+8", "8+3"}));
-  auto args = points[4].allreduce_args({"omni"});
-  auto it = std::find(args.begin(), args.end(), "--aggregators");
-  ASSERT_NE(it, args.end());
-  EXPECT_EQ(*(it + 1), "8");
-  EXPECT_NE(points[4].describe().find("aggregators 8"), std::string::npos) << points[4].describe();
+  EXPECT_NE(points[4].description.find("aggregators 8"), std::string::npos) << points[4].description;
   // Without the list, allreduce keeps its default (colocated shards).
   SweepLists plain;
-  plain.sizes = {1024};
-  auto plain_args = expand_sweep(plain)[0].allreduce_args({"omni"});
-  EXPECT_EQ(std::find(plain_args.begin(), plain_args.end(), "--aggregators"), plain_args.end());
+  plain.size_args = {"--sizes", "1K"};
+  EXPECT_FALSE(has(expand_ok(plain)[0].allreduce_args("p.json"), "--aggregators"));
 }
 
 TEST(SweepPlan, AggregatorListsAreChecked) {
@@ -94,37 +142,25 @@ TEST(SweepPlan, AggregatorListsAreChecked) {
 
 TEST(SweepPlan, ResumeTellsAggregatorCountsApart) {
   SweepLists l;
-  l.nodes = {"4"};
   l.aggregators = {"0", "nodes"};
-  l.sizes = {1024};
-  l.algos = {"omni"};
-  auto points = expand_sweep(l);
-  nlohmann::json existing = nlohmann::json::array();
-  existing.push_back({{"algo", "omni"}, {"density", 0.1}, {"size_bytes", 1024}, {"block_size", 256}, {"nodes", 4},
-                      {"aggregators", 4}, {"overlap", "random"}, {"workload", "blocks"}});
-  EXPECT_EQ(drop_finished(points, l.algos, existing), 1u);
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 2u);
+  std::vector<ResultRecord> existing = {finished(points[1], 0, "omni")};
+  EXPECT_EQ(drop_finished(points, finished_keys(existing)), 1u);
   ASSERT_EQ(points.size(), 1u);
-  EXPECT_EQ(points[0].aggregators, "0");
+  EXPECT_EQ(points[0].plan.base.aggregators, 0);
 }
 
 TEST(SweepPlan, PresetsKeepTheirOwnDensity) {
   SweepLists l;
   l.densities = {"0.01", "0.1"};
   l.workloads = {"blocks", "preset:vgg19"};
-  l.sizes = {1024};
-  auto points = expand_sweep(l, [](const std::string& w) { return w + "!"; });
+  l.size_args = {"--sizes", "1K"};
+  auto points = expand_ok(l);
   ASSERT_EQ(points.size(), 3u);
-  EXPECT_EQ(points[2].density, "");
-  EXPECT_EQ(points[2].workload_label, "preset:vgg19!");
-  auto args = points[2].allreduce_args({"omni"});
-  EXPECT_EQ(std::find(args.begin(), args.end(), "--density"), args.end());
-}
-
-TEST(SweepPlan, SizesFromListOrRange) {
-  EXPECT_EQ(sweep_sizes("1K,4K", "", "", 2).value(), (std::vector<uint64_t>{1024, 4096}));
-  EXPECT_EQ(sweep_sizes("", "1K", "8K", 2).value(), (std::vector<uint64_t>{1024, 2048, 4096, 8192}));
-  EXPECT_FALSE(sweep_sizes("", "8K", "1K", 2).is_ok());
-  EXPECT_FALSE(sweep_sizes("1Q", "", "", 2).is_ok());
+  EXPECT_EQ(points[2].plan.base.workload, "preset:vgg19");
+  EXPECT_FALSE(has(points[2].allreduce_args("p.json"), "--density"));
 }
 
 TEST(ProgressBar, RendersCountsElapsedAndEta) {
@@ -139,7 +175,7 @@ TEST(ProgressBar, RendersCountsElapsedAndEta) {
 
 TEST(SweepCommand, RunsEveryPointAndResumes) {
   std::string json = testing::temp_path("sweep.json");
-  std::vector<std::string> args{"sweep", "--density", "0,0.5", "--nodes", "1,2", "--algo", "omni,ps",
+  std::vector<std::string> args{"sweep", "--density", "0.1,0.5", "--nodes", "1,2", "--algo", "omni,ps",
                                 "--sizes", "4K,16K", "-J", json, "-n", "2", "-w", "0"};
   auto r = testing::run_cli(args, {}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -148,6 +184,7 @@ TEST(SweepCommand, RunsEveryPointAndResumes) {
   EXPECT_EQ(doc["results"].size(), 2u * 2 * 2 * 2);
   for (const auto& rec : doc["results"]) EXPECT_TRUE(rec["correct"].get<bool>());
   EXPECT_EQ(doc["configuration"]["allreduce_options"], (nlohmann::json{"-n", "2", "-w", "0"}));
+  EXPECT_TRUE(doc.contains("identity_fields"));
 
   // Without --resume or --force the file is protected.
   auto again = testing::run_cli(args, {}, 60);
@@ -155,12 +192,24 @@ TEST(SweepCommand, RunsEveryPointAndResumes) {
   EXPECT_NE(again.err.find("--resume"), std::string::npos);
 
   // Extend the sweep by one density: only the new points run.
-  args[2] = "0,0.5,1";
+  args[2] = "0.1,0.5,1";
   args.push_back("--resume");
   auto resumed = testing::run_cli(args, {}, 180);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("8 configuration(s) already done"), std::string::npos) << resumed.err;
   EXPECT_EQ(testing::read_json(json)["results"].size(), 3u * 2 * 2 * 2);
+}
+
+TEST(SweepCommand, OddSizesResumeWithoutRerunning) {
+  std::string json = testing::temp_path("odd.json");
+  std::vector<std::string> args{"sweep", "--nodes", "2", "--sizes", "1000001", "-J", json, "-n", "1", "-w", "0"};
+  ASSERT_EQ(testing::run_cli(args, {}, 120).exit_code, 0);
+  args.push_back("--resume");
+  auto resumed = testing::run_cli(args, {}, 60);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("1 configuration(s) already done"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("0 configuration(s) run"), std::string::npos) << resumed.err;
+  EXPECT_EQ(testing::read_json(json)["results"].size(), 1u);
 }
 
 }  // namespace

@@ -22,8 +22,9 @@ TEST(Thresholds, UnreachableBusBandwidthExits5AfterWritingResults) {
   const std::string json = temp_path("out.json");
   auto r = run_small({"--min-busbw", "1000000"}, json);
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
-  EXPECT_NE(r.out.find("missed: 256K density 0.01 nodes 2 omni: busbw"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("missed: 256K density 0.01 nodes 2 ps: busbw"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("missed: 256K float density 0.01 block 256 nodes 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" omni: busbw"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" ps: busbw"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Avg bus bandwidth"), std::string::npos) << "the table comes first:\n" << r.out;
   EXPECT_NE(r.err.find("--min-busbw"), std::string::npos) << r.err;
   EXPECT_EQ(read_json(json)["results"].size(), 2u);

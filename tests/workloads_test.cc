@@ -14,6 +14,7 @@
 #include "engine/block_layout.h"
 #include "tests/cli_runner.h"
 #include "tools/allreduce_options.h"
+#include "tools/run_plan.h"
 #include "tools/input_reference.h"
 #include "tools/workloads/npy_workload.h"
 #include "tools/workloads/presets.h"
@@ -361,25 +362,29 @@ AllreduceOptions options_for(const std::string& workload) {
   return o;
 }
 
+Result<RunPlan> plan_of(const AllreduceOptions& o) { return plan_allreduce(o, 1, std::nullopt); }
+
 TEST(WorkloadOptions, PresetFixesSizeAndDensity) {
-  AllreduceOptions o = options_for("preset:vgg16-topk");
-  ASSERT_TRUE(validate_allreduce_options(o, 1).is_ok());
-  EXPECT_EQ(o.sizes, std::vector<uint64_t>{14728266ull * 4});
-  EXPECT_DOUBLE_EQ(o.density, 0.02);
-  EXPECT_EQ(o.workload_spec().label, "preset:vgg16-topk");
-  EXPECT_EQ(o.workload_spec().name, "topk");
+  auto plan = plan_of(options_for("preset:vgg16-topk"));
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan.value().sizes, std::vector<uint64_t>{14728266ull * 4});
+  EXPECT_DOUBLE_EQ(plan.value().base.density, 0.02);
+  EXPECT_EQ(plan.value().workload.label, "preset:vgg16-topk");
+  EXPECT_EQ(plan.value().base.workload, "preset:vgg16-topk");
+  EXPECT_EQ(plan.value().workload.name, "topk");
 
   AllreduceOptions scaled = options_for("preset:deeplight");
   scaled.min_bytes_text = scaled.max_bytes_text = "1M";
   scaled.sizes_given = true;
-  ASSERT_TRUE(validate_allreduce_options(scaled, 1).is_ok());
-  EXPECT_EQ(scaled.sizes, std::vector<uint64_t>{1 << 20});
-  EXPECT_DOUBLE_EQ(scaled.density, 0.01);
+  auto scaled_plan = plan_of(scaled);
+  ASSERT_TRUE(scaled_plan.is_ok()) << scaled_plan.status().message();
+  EXPECT_EQ(scaled_plan.value().sizes, std::vector<uint64_t>{1 << 20});
+  EXPECT_DOUBLE_EQ(scaled_plan.value().base.density, 0.01);
 
   AllreduceOptions clash = options_for("preset:vgg16-topk");
   clash.density = 0.5;
   clash.density_given = true;
-  Status s = validate_allreduce_options(clash, 1);
+  Status s = plan_of(clash).status();
   EXPECT_EQ(s.code(), Code::kUsage);
   EXPECT_NE(s.message().find("drop --density"), std::string::npos);
 }
@@ -509,21 +514,22 @@ TEST(NpyWorkload, RequestedSizeMustMatchTheFiles) {
 
   AllreduceOptions o = options_for("npy");
   o.input_dir = dir;
-  ASSERT_TRUE(validate_allreduce_options(o, 1).is_ok());
-  EXPECT_EQ(o.sizes, std::vector<uint64_t>{4000});
-  EXPECT_DOUBLE_EQ(o.density, 1.0);
+  auto plan = plan_of(o);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan.value().sizes, std::vector<uint64_t>{4000});
+  EXPECT_DOUBLE_EQ(plan.value().base.density, 1.0);
 
   AllreduceOptions same = options_for("npy");
   same.input_dir = dir;
   same.min_bytes_text = same.max_bytes_text = "4000";
   same.sizes_given = true;
-  EXPECT_TRUE(validate_allreduce_options(same, 1).is_ok());
+  EXPECT_TRUE(plan_of(same).is_ok());
 
   AllreduceOptions other = options_for("npy");
   other.input_dir = dir;
   other.min_bytes_text = other.max_bytes_text = "1M";
   other.sizes_given = true;
-  Status s = validate_allreduce_options(other, 1);
+  Status s = plan_of(other).status();
   EXPECT_EQ(s.code(), Code::kUsage);
   EXPECT_NE(s.message().find("set both to 4000"), std::string::npos) << s.message();
 }
@@ -557,7 +563,7 @@ TEST(WorkloadsCli, RecordsTheWorkloadAndChecksResults) {
     auto doc = testing::read_json(json);
     EXPECT_EQ(doc["configuration"]["workload"], c.label);
     for (const auto& rec : doc["results"]) {
-      EXPECT_EQ(rec["workload"], c.label);
+      EXPECT_EQ(rec["config"]["workload"], c.label);
       if (!rec["skipped"].get<bool>()) {
         EXPECT_TRUE(rec["correct"].get<bool>()) << c.label << " " << rec["algo"];
       }

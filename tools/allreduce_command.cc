@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "tools/allreduce_runner.h"
 #include "tools/device_tensors.h"
@@ -11,6 +12,7 @@
 #include "tools/report/atomic_file.h"
 #include "tools/report/json_reporter.h"
 #include "tools/report/table_reporter.h"
+#include "tools/run_plan.h"
 
 namespace omnib {
 namespace {
@@ -28,56 +30,58 @@ std::string join(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-int run_allreduce_command(AllreduceOptions& options, const std::vector<std::string>& argv) {
+int run_allreduce_command(const AllreduceOptions& options, const std::vector<std::string>& argv) {
   auto launch = detect_launch_env();
   if (!launch.is_ok()) return usage_failure(launch.status());
   const bool is_rank = launch.value().has_value();
   const bool launched_by_us = is_rank && launch.value()->launcher == "omni-bench";
   const int local_ranks = is_rank ? 1 : options.nodes + options.aggregators;
-  Status valid = validate_allreduce_options(options, local_ranks);
-  if (!valid.is_ok()) return usage_failure(valid);
+  const std::optional<int> world = is_rank ? std::optional<int>(launch.value()->world) : std::nullopt;
+  auto made = plan_allreduce(options, local_ranks, world);
+  if (!made.is_ok()) return usage_failure(made.status());
+  const RunPlan& plan = made.value();
   // Fail once in the launcher rather than in every rank. It must not touch
   // CUDA itself (ranks are exec'd, but other launchers may fork): the build
   // check is static, the device check is left to the ranks.
-  if (options.device == DeviceKind::kCuda && device_block_io_factory() == nullptr)
+  if (plan.base.device == DeviceKind::kCuda && !build_has_cuda_kernels())
     return usage_failure(unavailable_error("--device cuda: " + device_tensors_unavailable_reason() +
                                            "; run with --device cpu"));
-  if (is_rank && !launched_by_us && options.net.emulate)
+  if (is_rank && !launched_by_us && plan.emulate)
     return usage_failure(usage_error("--net emulate runs every rank on this machine under omni-bench's own launcher, "
                                      "but this process was started by " + launch.value()->launcher +
                                      ": drop --net emulate, or run omni-bench without " + launch.value()->launcher));
 
   if (!is_rank) {
     // The launcher checks what would otherwise fail in every rank.
-    if (!options.json_path.empty()) {
-      Status s = refuse_to_overwrite(options.json_path, options.force, "--force to replace it");
+    if (!plan.json_path.empty()) {
+      Status s = refuse_to_overwrite(plan.json_path, plan.force, "--force to replace it");
       if (!s.is_ok()) return usage_failure(s);
     }
-    LocalLaunchPlan plan;
-    plan.world = options.nodes + options.aggregators;
-    plan.argv = argv;
-    plan.argv[0] = "/proc/self/exe";
-    plan.grace = std::chrono::seconds(options.timeout_s + 5);
-    return options.net.emulate ? launch_emulated(plan, options.net.link) : launch_local(plan);
+    LocalLaunchPlan local;
+    local.world = plan.world();
+    local.argv = argv;
+    local.argv[0] = "/proc/self/exe";
+    local.grace = std::chrono::seconds(plan.timeout_s + 5);
+    return plan.emulate ? launch_emulated(local, plan.link) : launch_local(local);
   }
 
   const LaunchEnv& env = *launch.value();
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (env.rank == 0) {
     reporters.push_back(std::make_unique<TableReporter>(stdout));
-    if (!options.json_path.empty()) {
+    if (!plan.json_path.empty()) {
       // Under our own launcher the parent already checked (and the file may
       // now be ours); under an external launcher rank 0 checks.
       if (!launched_by_us) {
-        Status s = refuse_to_overwrite(options.json_path, options.force, "--force to replace it");
+        Status s = refuse_to_overwrite(plan.json_path, plan.force, "--force to replace it");
         if (!s.is_ok()) return usage_failure(s);
       }
-      reporters.push_back(std::make_unique<JsonReporter>(options.json_path));
+      reporters.push_back(std::make_unique<JsonReporter>(plan.json_path));
     }
   }
   std::vector<std::string> shown = argv;
   shown[0] = "omni-bench";
-  return run_allreduce_rank(options, env, join(shown), std::move(reporters));
+  return run_allreduce_rank(plan, env, join(shown), std::move(reporters));
 }
 
 }  // namespace omnib

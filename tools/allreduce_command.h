@@ -9,6 +9,6 @@
 
 namespace omnib {
 
-int run_allreduce_command(AllreduceOptions& options, const std::vector<std::string>& argv);
+int run_allreduce_command(const AllreduceOptions& options, const std::vector<std::string>& argv);
 
 }  // namespace omnib

@@ -1,4 +1,6 @@
-// The typed options of `omni-bench allreduce`, their CLI binding and checks.
+// The options of `omni-bench allreduce` exactly as typed, and their CLI
+// binding. Nothing here is checked or derived: plan_allreduce()
+// (tools/run_plan.h) turns them into an immutable RunPlan.
 #pragma once
 
 #include <cstdint>
@@ -7,14 +9,16 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/block_layout.h"
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"
-#include "tools/workloads/workload.h"
-#include "tools/workloads/workload_choice.h"
 
 namespace omnib {
+
+// The algorithms measured when --algo is not given: the engine, the dense
+// baselines on our transport (ring, and ps: the engine with sparsity off)
+// and a sparse baseline.
+inline constexpr const char* kDefaultAlgos = "omni,ring,ps,allgather";
 
 struct AllreduceOptions {
   // nccl-tests conventions.
@@ -24,6 +28,7 @@ struct AllreduceOptions {
   std::string sizes_text;  // --sizes: an explicit comma list instead of -b/-e/-f
   int iters = 20;
   int warmup = 5;
+  int repeat = 1;  // whole interleaved runs of every algorithm
   int check = 1;
   std::string dtype_text = "float";
   int timeout_s = 60;
@@ -33,37 +38,26 @@ struct AllreduceOptions {
 
   // Sparse-workload and engine options.
   double density = 0.1;
-  size_t block_size = 256;
+  size_t block_size = kDefaultBlockSize;
   std::string overlap_text = "random";
   std::string workload_text = "blocks";  // docs/workloads.md
   std::string input_dir;                 // --input: rank<r>.npy files for --workload npy
   uint64_t seed = 1;
   int nodes = 4;
   int aggregators = 0;
-  std::string algo_text = "omni,ring,allgather";  // the engine, a dense and a sparse baseline
+  std::string algo_text = kDefaultAlgos;
   std::string device_text = "cpu";
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
 
-  // Derived by validate().
-  std::vector<uint64_t> sizes;
-  std::vector<std::string> algos;
-  DType dtype = DType::kFloat32;
-  DeviceKind device = DeviceKind::kCpu;
-  Overlap overlap;
-  bool nodes_given = false;  // --nodes was on the command line
-  bool density_given = false;  // --density was on the command line
-  bool sizes_given = false;    // -b or -e was on the command line
-  WorkloadChoice workload;     // from --workload; may fix density and sizes
-
-  WorkloadSpec workload_spec() const;
+  // Which options were on the command line (set by the CLI binding).
+  bool nodes_given = false;
+  bool density_given = false;
+  bool sizes_given = false;  // -b, -e or --sizes
 };
 
 // Declares every option on `cmd`.
 void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o);
-// Checks values and fills the derived fields. Usage errors say what to do.
-// `local_ranks` is how many ranks will share this machine's memory.
-Status validate_allreduce_options(AllreduceOptions& o, int local_ranks);
 
 // Splits "a,b,c" (empty items are dropped).
 std::vector<std::string> split_list(const std::string& text);

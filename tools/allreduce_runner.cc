@@ -13,6 +13,9 @@
 #include "tools/device_tensors.h"
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
+#include "tools/measure/call_check.h"
+#include "tools/measure/cpu_time.h"
+#include "tools/measure/rank_samples.h"
 #include "tools/net/link_meter.h"
 #include "tools/threshold_check.h"
 
@@ -26,11 +29,7 @@ struct AlgoSlot {
   const CollectiveInfo* info = nullptr;
   std::unique_ptr<Collective> collective;
   std::string skip_reason;  // non-empty: not run
-  // Per configuration.
-  std::vector<double> times_us;
-  uint64_t wrong = 0;
-  std::optional<ByteCounters> wire_before;
-  std::optional<uint64_t> wire_sent;  // over the timed iterations
+  RankSamples samples;      // this rank's measurements of the configuration in progress
 };
 
 int fail(int rank, const Status& s) {
@@ -48,11 +47,19 @@ TensorView view_of(std::vector<uint8_t>& buf, size_t count, DType dtype) {
   return TensorView{buf.data(), count, dtype, DeviceKind::kCpu};
 }
 
+// A worker's tensors for one configuration: the views the collectives get
+// (host or device) and the host views the check uses.
+struct Tensors {
+  TensorView in, out;            // what the collectives see
+  TensorView host_in, host_out;  // host copies (the same as in/out on the host path)
+  TensorView reference;
+};
+
 class RankRun {
  public:
-  RankRun(const AllreduceOptions& o, const LaunchEnv& launch, std::string command_line,
+  RankRun(const RunPlan& plan, const LaunchEnv& launch, std::string command_line,
           std::vector<std::unique_ptr<Reporter>> reporters)
-      : o_(o), launch_(launch), command_line_(std::move(command_line)), reporters_(std::move(reporters)) {}
+      : plan_(plan), launch_(launch), command_line_(std::move(command_line)), reporters_(std::move(reporters)) {}
 
   int run() {
     Status s = rendezvous();
@@ -76,13 +83,9 @@ class RankRun {
  private:
   Status rendezvous() {
     job_.rank = launch_.rank;
-    job_.aggregators = o_.aggregators;
-    job_.nodes = launch_.world - o_.aggregators;
-    if (job_.nodes < 1 || (o_.nodes_given && o_.nodes != job_.nodes))
-      return usage_error("the launcher started " + std::to_string(launch_.world) + " ranks but --nodes " +
-                         std::to_string(o_.nodes) + " --aggregators " + std::to_string(o_.aggregators) + " needs " +
-                         std::to_string(o_.nodes + o_.aggregators) + ": make them agree");
-    const auto timeout = std::chrono::milliseconds(o_.timeout_s * 1000);
+    job_.aggregators = plan_.base.aggregators;
+    job_.nodes = plan_.base.nodes;
+    const auto timeout = plan_.timeout();
     auto addr = parse_socket_address(launch_.store_address);
     if (!addr.is_ok()) return addr.status();
     if (launch_.host_store) {
@@ -112,10 +115,10 @@ class RankRun {
   Status set_up_algorithms() {
     CollectiveSetup setup;
     setup.job = job_;
-    setup.block_size = o_.block_size;
-    setup.dtype = o_.dtype;
-    setup.device = o_.device;
-    setup.timeout = std::chrono::milliseconds(o_.timeout_s * 1000);
+    setup.block_size = plan_.base.block_size;
+    setup.dtype = plan_.base.dtype;
+    setup.device = plan_.base.device;
+    setup.timeout = plan_.timeout();
     setup.links = links_.get();
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
@@ -125,36 +128,35 @@ class RankRun {
       if (r < job_.rank) ++setup.local_index;
       if (r != job_.rank) ++setup.local_workers;
     }
-    if (o_.device == DeviceKind::kCuda) {
-      setup.device_block_io = device_block_io_factory();
-      // Before the collectives are made: they bind to this thread's GPU.
-      if (job_.is_worker()) {
-        auto tensors = DeviceTensors::create(setup.local_index, o_.sizes.back());
-        if (!tensors.is_ok()) return tensors.status();
-        device_tensors_ = tensors.take();
-      }
+    // Before the collectives are made: they bind to this thread's GPU.
+    if (plan_.base.device == DeviceKind::kCuda && job_.is_worker()) {
+      auto tensors = DeviceTensors::create(setup.local_index, plan_.sizes.back());
+      if (!tensors.is_ok()) return tensors.status();
+      device_tensors_ = tensors.take();
     }
     // A backend every rank cannot run is skipped everywhere, so ranks agree.
     json mine = json::array();
-    for (const auto& name : o_.algos) {
+    for (const auto& name : plan_.algos) {
       const CollectiveInfo* info = CollectiveRegistry::instance().find(name);
       auto reason = info->unavailable_reason(setup);
-      if (!reason && o_.device == DeviceKind::kCuda && !info->device_tensors)
+      if (!reason && plan_.base.device == DeviceKind::kCuda && !info->device_tensors)
         reason = "runs on host tensors only: compare it with --device cpu";
       mine.push_back(reason ? *reason : "");
     }
     auto all = store_all_gather(*store_, "availability", job_.rank, job_.world(), mine.dump());
     if (!all.is_ok()) return all.status();
-    for (size_t i = 0; i < o_.algos.size(); ++i) {
+    auto reasons = parse_availability(all.value());
+    if (!reasons.is_ok()) return reasons.status();
+    for (size_t i = 0; i < plan_.algos.size(); ++i) {
       AlgoSlot slot;
-      slot.info = CollectiveRegistry::instance().find(o_.algos[i]);
+      slot.info = CollectiveRegistry::instance().find(plan_.algos[i]);
       for (int r = 0; r < job_.world() && slot.skip_reason.empty(); ++r) {
-        std::string reason = json::parse(all.value()[static_cast<size_t>(r)])[i].get<std::string>();
+        const std::string& reason = reasons.value()[static_cast<size_t>(r)][i];
         if (!reason.empty()) slot.skip_reason = reason + (r == job_.rank ? "" : " (on rank " + std::to_string(r) + ")");
       }
       if (slot.skip_reason.empty()) {
         auto c = slot.info->create(setup);
-        if (!c.is_ok()) return c.status().with_context(o_.algos[i] + ": ");
+        if (!c.is_ok()) return c.status().with_context(plan_.algos[i] + ": ");
         slot.collective = c.take();
       }
       slots_.push_back(std::move(slot));
@@ -169,19 +171,30 @@ class RankRun {
     return Status::ok();
   }
 
+  // Every rank's list of skip reasons, one per algorithm, checked before use.
+  Result<std::vector<std::vector<std::string>>> parse_availability(const std::vector<std::string>& all) const {
+    std::vector<std::vector<std::string>> out;
+    for (size_t r = 0; r < all.size(); ++r) {
+      const std::string key = "gather/availability/" + std::to_string(r);
+      json j = json::parse(all[r], nullptr, false);
+      if (!j.is_array() || j.size() != plan_.algos.size())
+        return internal_error("rendezvous value '" + key + "' is not a list of " +
+                              std::to_string(plan_.algos.size()) + " strings (ranks built from different sources?)");
+      std::vector<std::string> reasons;
+      for (const auto& v : j) {
+        if (!v.is_string()) return internal_error("rendezvous value '" + key + "' holds a non-string");
+        reasons.push_back(v.get<std::string>());
+      }
+      out.push_back(std::move(reasons));
+    }
+    return out;
+  }
+
   Status begin_reports() {
     if (job_.rank != 0) return Status::ok();
     RunContext ctx;
     ctx.command_line = command_line_;
-    ctx.configuration = {{"sizes", o_.sizes},         {"iters", o_.iters},
-                         {"warmup", o_.warmup},       {"check", o_.check == 1},
-                         {"dtype", dtype_name(o_.dtype)}, {"density", o_.density},
-                         {"block_size", o_.block_size}, {"overlap", o_.overlap.text()},
-                         {"workload", o_.workload.shape.label},      {"seed", o_.seed},
-                         {"nodes", job_.nodes},       {"aggregators", job_.aggregators},
-                         {"algos", o_.algos},         {"device", device_name(o_.device)},
-                         {"inplace", o_.inplace},     {"timeout_s", o_.timeout_s}};
-    ctx.configuration.update(net_configuration(o_.net));
+    ctx.configuration = plan_.describe();
     ctx.environment = build_environment();
     ctx.environment["hosts"] = hosts_;
     ctx.environment["ranks"] = job_.world();
@@ -193,136 +206,165 @@ class RankRun {
   }
 
   Status measure_all_sizes() {
-    WorkloadSpec spec = o_.workload_spec();
-    spec.nodes = job_.nodes;  // as launched, also when --nodes was not given
-    auto workload = make_workload(spec);
+    auto workload = make_workload(plan_.workload);
     if (!workload.is_ok()) return workload.status();
-    const size_t esize = dtype_size(o_.dtype);
-    if (job_.is_worker()) buffers_ = std::make_unique<Buffers>(o_.sizes.back());
-    if (o_.net.emulate) {
+    if (job_.is_worker()) buffers_ = std::make_unique<Buffers>(plan_.sizes.back());
+    if (plan_.emulate) {
       auto meter = LinkMeter::for_this_rank(slots_.size());
       if (!meter.is_ok()) return meter.status();
       link_meter_ = meter.take();
     }
-    for (size_t k = 0; k < o_.sizes.size(); ++k)
-      OMNIB_RETURN_IF_ERROR(measure_size(k, o_.sizes[k] / esize, *workload.value()));
+    for (size_t k = 0; k < plan_.sizes.size(); ++k) OMNIB_RETURN_IF_ERROR(measure_size(k, *workload.value()));
     return Status::ok();
   }
 
-  Status measure_size(size_t config_index, size_t count, const Workload& workload) {
-    TensorView in{}, out{}, ref{}, host_in{}, host_out{};
-    InputStats stats;
-    if (job_.is_worker()) {
-      host_in = view_of(buffers_->input, count, o_.dtype);
-      host_out = o_.inplace ? host_in : view_of(buffers_->output, count, o_.dtype);
-      ref = view_of(buffers_->reference, count, o_.dtype);
-      stats = prepare_inputs(workload, job_.rank, job_.nodes, o_.block_size, host_in, ref,
-                             view_of(buffers_->scratch, count, o_.dtype))
-                  .stats;
-      in = host_in;
-      out = host_out;
-      if (device_tensors_) {
-        // Inputs are made and checked on the host; the collectives see GPU copies.
-        OMNIB_RETURN_IF_ERROR(device_tensors_->upload(host_in));
-        in = device_tensors_->input(count, o_.dtype);
-        out = o_.inplace ? in : device_tensors_->output(count, o_.dtype);
-      }
-    } else {
+  // This rank's tensors of `count` elements, inputs made and the reference summed.
+  Result<Tensors> prepare(size_t count, const Workload& workload, InputStats& stats) {
+    const DType dtype = plan_.base.dtype;
+    Tensors t;
+    if (!job_.is_worker()) {
       // Dedicated aggregators hold no tensor, only its shape.
-      in = out = TensorView{nullptr, count, o_.dtype, DeviceKind::kCpu};
+      t.in = t.out = TensorView{nullptr, count, dtype, DeviceKind::kCpu};
+      return t;
     }
-    for (auto& s : slots_) {
-      s.times_us.clear();
-      s.wrong = 0;
-      s.wire_sent.reset();
+    t.host_in = view_of(buffers_->input, count, dtype);
+    t.host_out = plan_.base.inplace ? t.host_in : view_of(buffers_->output, count, dtype);
+    t.reference = view_of(buffers_->reference, count, dtype);
+    stats = prepare_inputs(workload, job_.rank, job_.nodes, plan_.base.block_size, t.host_in, t.reference,
+                           view_of(buffers_->scratch, count, dtype))
+                .stats;
+    t.in = t.host_in;
+    t.out = t.host_out;
+    if (device_tensors_) {
+      // Inputs are made and checked on the host; the collectives see GPU copies.
+      t.in = device_tensors_->input(count, dtype);
+      t.out = plan_.base.inplace ? t.in : device_tensors_->output(count, dtype);
     }
+    return t;
+  }
+
+  // Outside the timed region, before every call: in place, the input is
+  // made again (the last call left a sum in it); out of place, the output
+  // is poisoned, so that a call which writes nothing cannot inherit a
+  // correct answer from an earlier call or another algorithm.
+  Status before_call(const Tensors& t, const Workload& workload) {
+    if (!job_.is_worker()) return Status::ok();
+    if (plan_.base.inplace) {
+      workload.fill(job_.rank, t.host_in);
+      return device_tensors_ ? device_tensors_->upload(t.host_in) : Status::ok();
+    }
+    if (device_tensors_) return device_tensors_->fill(t.out, poison_byte(t.out.dtype));
+    poison(t.out);
+    return Status::ok();
+  }
+
+  // After every call: the output against the reference, bit for bit.
+  Status check_call(const Tensors& t, uint64_t call, RankSamples& samples) {
+    if (!plan_.check || !job_.is_worker()) return Status::ok();
+    if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->download(t.out, t.host_out));
+    const uint64_t wrong = count_wrong(t.host_out, t.reference);
+    if (wrong) samples.wrong[call] = wrong;
+    ++samples.calls_checked;
+    return Status::ok();
+  }
+
+  Status measure_size(size_t k, const Workload& workload) {
+    const RunConfig config = plan_.config(k);
+    InputStats stats;
+    auto tensors = prepare(config.count(), workload, stats);
+    if (!tensors.is_ok()) return tensors.status();
+    const Tensors& t = tensors.value();
+    if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(t.host_in));
+    for (auto& s : slots_) s.samples = RankSamples(plan_.repeat);
     if (link_meter_) link_meter_->reset();
-    const int rounds = o_.warmup + o_.iters;
-    const std::string cfg = "cfg" + std::to_string(config_index);
-    for (int round = 0; round < rounds; ++round) {
-      const bool timed = round >= o_.warmup;
-      const bool last = round == rounds - 1;
-      for (size_t a = 0; a < slots_.size(); ++a) {
-        AlgoSlot& s = slots_[a];
-        if (!s.collective) continue;
-        // In place, the previous call (of any algorithm) left a sum in the input.
-        if (o_.inplace && job_.is_worker() && (round > 0 || a > 0)) {
-          workload.fill(job_.rank, host_in);
-          if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(host_in));
-        }
-        if (timed && round == o_.warmup) s.wire_before = s.collective->wire_counters();
-        OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/" + std::to_string(round) + "/" + std::to_string(a),
-                                            job_.world()));
-        // Every rank is past the previous call: its bytes have left the queues.
-        if (link_meter_) OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
-        auto t0 = Clock::now();
-        Status st = s.collective->allreduce(in, out);
-        auto t1 = Clock::now();
-        if (!st.is_ok()) return st.with_context(s.info->name + ": ");
-        if (timed) s.times_us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-        if (last) {
-          auto after = s.collective->wire_counters();
-          if (after && s.wire_before) s.wire_sent = after->sent - s.wire_before->sent;
-          if (o_.check && job_.is_worker()) {
-            if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->download(out, host_out));
-            s.wrong = count_wrong(host_out, ref);
+    const std::string cfg = "cfg" + std::to_string(k);
+    const int rounds = plan_.warmup + plan_.iters;
+    uint64_t call = 0;  // calls of each algorithm so far, warm-ups included
+    for (int run = 0; run < plan_.repeat; ++run) {
+      for (int round = 0; round < rounds; ++round, ++call) {
+        const bool timed = round >= plan_.warmup;
+        for (size_t a = 0; a < slots_.size(); ++a) {
+          AlgoSlot& s = slots_[a];
+          if (!s.collective) continue;
+          // The first call of the first algorithm finds the inputs fresh.
+          if (call > 0 || a > 0 || !plan_.base.inplace) OMNIB_RETURN_IF_ERROR(before_call(t, workload));
+          OMNIB_RETURN_IF_ERROR(store_barrier(
+              *store_, cfg + "/" + std::to_string(run) + "/" + std::to_string(round) + "/" + std::to_string(a),
+              job_.world()));
+          // Every rank is past the previous call: its bytes have left the queues.
+          if (link_meter_)
+            OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
+          const auto wire_before = s.collective->wire_counters();
+          const CpuTime cpu0 = process_cpu_time();
+          const auto t0 = Clock::now();
+          Status st = s.collective->allreduce(t.in, t.out);
+          const auto t1 = Clock::now();
+          const CpuTime cpu1 = process_cpu_time();
+          if (!st.is_ok()) return st.with_context(s.info->name + ": ");
+          if (timed) {
+            s.samples.times_us[static_cast<size_t>(run)].push_back(
+                std::chrono::duration<double, std::micro>(t1 - t0).count());
+            s.samples.cpu[static_cast<size_t>(run)] += cpu1 - cpu0;
+            const auto wire_after = s.collective->wire_counters();
+            if (wire_before && wire_after) {
+              if (!s.samples.wire) s.samples.wire = ByteCounters{};
+              *s.samples.wire += *wire_after - *wire_before;
+            }
           }
+          OMNIB_RETURN_IF_ERROR(check_call(t, call, s.samples));
         }
       }
     }
     if (link_meter_) {
       OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/links", job_.world()));
       OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(std::nullopt));
+      for (size_t a = 0; a < slots_.size(); ++a) slots_[a].samples.link_bytes = link_meter_->sent(a);
     }
-    return report_size(cfg, count, stats);
+    return report_size(cfg, config, stats);
   }
 
-  Status report_size(const std::string& cfg, size_t count, const InputStats& stats) {
+  Status report_size(const std::string& cfg, const RunConfig& config, const InputStats& stats) {
     json mine = json::array();
-    for (const auto& s : slots_) {
-      mine.push_back({{"t", s.times_us},
-                      {"w", s.wrong},
-                      {"s", s.wire_sent ? json(*s.wire_sent) : json(nullptr)}});
-    }
-    for (size_t a = 0; link_meter_ && a < slots_.size(); ++a) {
-      auto sent = link_meter_->sent(a);
-      mine[a]["l"] = sent ? json(*sent) : json(nullptr);
-    }
+    for (const auto& s : slots_) mine.push_back(s.samples.to_json());
     auto all = store_gather_to_root(*store_, cfg + "/results", job_.rank, job_.world(), mine.dump());
     if (!all.is_ok()) return all.status();
     if (job_.rank != 0) return Status::ok();
 
-    std::vector<json> per_rank;
-    for (const auto& text : all.value()) per_rank.push_back(json::parse(text));
-    std::vector<ResultRecord> group;
+    // What other ranks sent is input from outside this process: checked.
+    std::vector<std::vector<RankSamples>> by_algo(slots_.size());
+    for (size_t rank = 0; rank < all.value().size(); ++rank) {
+      const std::string key = "gather/" + cfg + "/results/" + std::to_string(rank);
+      json j = json::parse(all.value()[rank], nullptr, false);
+      if (!j.is_array() || j.size() != slots_.size())
+        return internal_error("rendezvous value '" + key + "' is not a list of " + std::to_string(slots_.size()) +
+                              " measurements");
+      for (size_t a = 0; a < slots_.size(); ++a) {
+        auto samples = RankSamples::from_json(j[a], plan_.repeat, plan_.iters);
+        if (!samples.is_ok())
+          return internal_error("rendezvous value '" + key + "', algorithm " + slots_[a].info->name + ": " +
+                                samples.status().message());
+        by_algo[a].push_back(samples.take());
+      }
+    }
+
     CostInputs cost;
     cost.nodes = job_.nodes;
     cost.aggregators = job_.aggregators;
-    cost.count = count;
-    cost.elem_size = dtype_size(o_.dtype);
-    cost.block_size = o_.block_size;
+    cost.count = config.count();
+    cost.elem_size = dtype_size(config.dtype);
+    cost.block_size = config.block_size;
     cost.element_density = stats.element_density;
     cost.block_density = stats.block_density;
     cost.union_block_density = stats.union_block_density;
     cost.union_element_density = stats.union_element_density;
+    std::vector<ResultRecord> group;
     for (size_t a = 0; a < slots_.size(); ++a) {
       const AlgoSlot& s = slots_[a];
       ResultRecord r;
       r.algo = s.info->name;
-      r.size_bytes = count * dtype_size(o_.dtype);
-      r.count = count;
-      r.dtype = std::string(dtype_name(o_.dtype));
-      r.density = o_.density;
-      r.block_size = o_.block_size;
-      r.nodes = job_.nodes;
-      r.aggregators = job_.aggregators;
-      r.overlap = o_.overlap.text();
-      r.workload = o_.workload.shape.label;
-      r.device = std::string(device_name(o_.device));
-      r.inplace = o_.inplace;
-      r.seed = o_.seed;
+      r.config = config;
       r.inputs = stats;
-      WireCost model = s.info->analytic_cost(cost);
+      const WireCost model = s.info->analytic_cost(cost);
       r.analytic_sent_per_rank_max = model.sent_per_rank_max;
       r.analytic_sent_total = model.sent_total;
       if (!s.collective) {
@@ -331,55 +373,14 @@ class RankRun {
         group.push_back(r);
         continue;
       }
-      r.iters = o_.iters;
-      // Iteration i's time is the slowest worker's.
-      std::vector<double> times(static_cast<size_t>(o_.iters), 0.0);
-      double sent_max = 0, sent_total = 0;
-      bool have_wire = true;
-      double link_max = 0, link_total = 0;
-      bool have_link = true;
-      uint64_t wrong = 0;
-      for (int rank = 0; rank < job_.world(); ++rank) {
-        const json& e = per_rank[static_cast<size_t>(rank)][a];
-        if (rank < job_.nodes) {
-          auto t = e["t"].get<std::vector<double>>();
-          for (size_t i = 0; i < times.size() && i < t.size(); ++i) times[i] = std::max(times[i], t[i]);
-        }
-        wrong += e["w"].get<uint64_t>();
-        if (!e.contains("l") || e["l"].is_null()) {
-          have_link = false;
-        } else {
-          link_max = std::max(link_max, e["l"].get<double>() / o_.iters);
-          link_total += e["l"].get<double>() / o_.iters;
-        }
-        if (e["s"].is_null()) {
-          have_wire = false;
-        } else {
-          double per_iter = e["s"].get<double>() / o_.iters;
-          sent_max = std::max(sent_max, per_iter);
-          sent_total += per_iter;
-        }
-      }
-      r.time_us = summarize(times);
-      r.samples_us = times;
+      const RecordFrame frame{r.algo, config, plan_.iters, plan_.warmup, plan_.repeat, plan_.check, job_.nodes};
+      combine_rank_samples(frame, by_algo[a], r);
       const double seconds = r.time_us.median * 1e-6;
-      r.algbw_GBps = seconds > 0 ? static_cast<double>(r.size_bytes) / seconds / 1e9 : 0;
+      r.algbw_GBps = seconds > 0 ? static_cast<double>(config.size_bytes) / seconds / 1e9 : 0;
       r.busbw_GBps = job_.nodes > 1 ? r.algbw_GBps * 2.0 * (job_.nodes - 1) / job_.nodes : r.algbw_GBps;
-      if (have_link) {
-        r.link_sent_per_rank_max = link_max;
-        r.link_sent_total = link_total;
-      }
-      if (have_wire) {
-        r.wire_sent_per_rank_max = sent_max;
-        r.wire_sent_total = sent_total;
-      } else {
-        r.wire_note = s.collective->wire_note();
-      }
-      r.checked = o_.check == 1;
-      r.wrong_elements = wrong;
-      r.correct = !r.checked || wrong == 0;
+      if (!r.wire_sent_per_rank_max) r.wire_note = s.collective->wire_note();
       r.note = s.collective->run_note();
-      if (!r.correct) any_wrong_ = true;
+      if (r.correct == false) any_wrong_ = true;
       group.push_back(r);
     }
     compute_speedups(group);
@@ -388,7 +389,7 @@ class RankRun {
     return Status::ok();
   }
 
-  const AllreduceOptions& o_;
+  const RunPlan& plan_;
   const LaunchEnv& launch_;
   std::string command_line_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
@@ -403,14 +404,14 @@ class RankRun {
   std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
   bool any_wrong_ = false;
-  ThresholdCheck thresholds_{o_.thresholds};
+  ThresholdCheck thresholds_{plan_.thresholds};
 };
 
 }  // namespace
 
-int run_allreduce_rank(const AllreduceOptions& options, const LaunchEnv& launch, const std::string& command_line,
+int run_allreduce_rank(const RunPlan& plan, const LaunchEnv& launch, const std::string& command_line,
                        std::vector<std::unique_ptr<Reporter>> reporters) {
-  RankRun run(options, launch, command_line, std::move(reporters));
+  RankRun run(plan, launch, command_line, std::move(reporters));
   return run.run();
 }
 

@@ -1,7 +1,6 @@
 #include "tools/device_tensors.h"
 
 #ifdef OMNIB_HAVE_CUDA_KERNELS
-#include "cuda/cuda_block_io.h"
 #include "cuda/device_buffer.h"
 #include "cuda/gpu_stream.h"
 #endif
@@ -25,6 +24,10 @@ class CudaTensors final : public DeviceTensors {
   Status upload(const TensorView& host) override { return gpu::copy_to_device(in_.data(), host.data, host.bytes()); }
   Status download(const TensorView& device, const TensorView& host) override {
     return gpu::copy_to_host(host.data, device.data, host.bytes());
+  }
+  Status fill(const TensorView& device, uint8_t byte) override {
+    OMNIB_RETURN_IF_ERROR(gpu::fill_async(device.data, byte, device.bytes(), nullptr));
+    return gpu::synchronize(nullptr);
   }
   std::string describe() const override { return "cuda:" + std::to_string(device_); }
 
@@ -55,7 +58,7 @@ Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int local_index, si
   return std::unique_ptr<DeviceTensors>(new CudaTensors(device, in.take(), out.take()));
 }
 
-WorkerBlockIoFactory device_block_io_factory() { return gpu::CudaBlockIo::create; }
+bool build_has_cuda_kernels() { return true; }
 
 #else
 
@@ -67,7 +70,7 @@ Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int, size_t) {
   return unavailable_error("--device cuda: " + device_tensors_unavailable_reason() + "; run with --device cpu");
 }
 
-WorkerBlockIoFactory device_block_io_factory() { return nullptr; }
+bool build_has_cuda_kernels() { return false; }
 
 #endif
 

@@ -3,10 +3,10 @@
 // device buffers outside the timed region. Collectives get device views.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
-#include "engine/omni/worker_block_io.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
 
@@ -26,6 +26,9 @@ class DeviceTensors {
   virtual Status upload(const TensorView& host) = 0;
   // Device view (input or output) -> host tensor of the same count.
   virtual Status download(const TensorView& device, const TensorView& host) = 0;
+  // Sets every byte of a device view to `byte` (the harness's poison) and
+  // waits until it is done.
+  virtual Status fill(const TensorView& device, uint8_t byte) = 0;
   // Which GPU, for the report.
   virtual std::string describe() const = 0;
 };
@@ -33,7 +36,8 @@ class DeviceTensors {
 // Why this build or machine cannot place tensors on a GPU, or "" when it can.
 std::string device_tensors_unavailable_reason();
 
-// The omni engine's block IO for device tensors; null without CUDA kernels.
-WorkerBlockIoFactory device_block_io_factory();
+// Whether this build has the CUDA kernels at all (a static check: it touches
+// no GPU, so a launcher may call it before forking ranks).
+bool build_has_cuda_kernels();
 
 }  // namespace omnib

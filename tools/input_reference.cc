@@ -55,18 +55,4 @@ PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, siz
   return p;
 }
 
-uint64_t count_wrong(const TensorView& out, const TensorView& reference) {
-  uint64_t wrong = 0;
-  if (out.dtype == DType::kFloat32) {
-    const auto* a = out.as<const float>();
-    const auto* b = reference.as<const float>();
-    for (size_t i = 0; i < out.count; ++i) wrong += a[i] != b[i];
-  } else {
-    const auto* a = out.as<const int32_t>();
-    const auto* b = reference.as<const int32_t>();
-    for (size_t i = 0; i < out.count; ++i) wrong += a[i] != b[i];
-  }
-  return wrong;
-}
-
 }  // namespace omnib

@@ -21,8 +21,4 @@ struct PreparedInputs {
 PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, size_t block_size,
                               const TensorView& mine, const TensorView& reference, const TensorView& scratch);
 
-// Elements of `out` that differ from `reference` (exact comparison: the
-// workloads' values sum exactly in any order).
-uint64_t count_wrong(const TensorView& out, const TensorView& reference);
-
 }  // namespace omnib

@@ -1,20 +1,18 @@
 #include "tools/plot_command.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "engine/status.h"
-
-extern char** environ;
+#include "tools/compare/result_file.h"
+#include "tools/process/child_process.h"
 
 namespace omnib {
 namespace {
@@ -27,31 +25,11 @@ int fail(Code code, const std::string& message) {
   return exit_code(code);
 }
 
-// Runs argv[0] (looked up on PATH when it has no '/'); returns its exit code,
-// or -1 when it could not be started. `quiet` sends its output to /dev/null.
-int run_process(const std::vector<std::string>& args, bool quiet) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  }
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 bool has_matplotlib(const std::string& python) {
-  return run_process({python, "-c", "import matplotlib"}, true) == 0;
+  ChildSpec probe;
+  probe.argv = {python, "-c", "import matplotlib"};
+  probe.discard_output = true;
+  return run_child(probe) == 0;
 }
 
 // $OMNIB_PYTHON alone when set; else Debian's /usr/bin/python3 (where
@@ -72,6 +50,40 @@ std::string find_python(std::string& tried) {
 std::string find_script() {
   if (const char* dir = std::getenv("OMNIB_PLOTS_DIR"); dir && *dir) return std::string(dir) + "/" + kScript;
   return std::string(OMNIB_PLOTS_DIR) + "/" + kScript;
+}
+
+// One schema 2 document holding the records of every input, whatever their
+// schema (older files load with the fields they lack at their defaults), so
+// that the script reads the identity fields from the file alone.
+Result<std::string> write_combined(const std::vector<std::string>& inputs) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& path : inputs) {
+    auto file = load_result_file(path);
+    if (!file.is_ok()) return file.status();
+    for (const auto& r : file.value().records) results.push_back(to_json(r));
+    if (!file.value().defaulted.empty()) {
+      std::string fields;
+      for (const auto& d : file.value().defaulted) fields += (fields.empty() ? "" : ", ") + d;
+      std::fprintf(stderr, "omni-bench plot: '%s' has schema_version %d; these fields took their defaults: %s\n",
+                   path.c_str(), file.value().schema_version, fields.c_str());
+    }
+  }
+  const nlohmann::json doc = {{"schema_version", kSchemaVersion},
+                              {"tool", "omni-bench plot"},
+                              {"identity_fields", identity_fields()},
+                              {"identity_defaults", omitted_defaults()},
+                              {"results", results}};
+  std::string path = (std::filesystem::temp_directory_path() / "omni-bench-plot-XXXXXX").string();
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return internal_error("cannot create a temporary file for the plot: " + std::string(std::strerror(errno)));
+  const std::string text = doc.dump();
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  close(fd);
+  if (!written) {
+    unlink(path.c_str());
+    return internal_error("cannot write the plot's temporary file " + path);
+  }
+  return path;
 }
 
 }  // namespace
@@ -97,12 +109,11 @@ int run_plot_command(const PlotOptions& o) {
     return fail(Code::kUnavailable, "no Python with matplotlib found (tried " + tried +
                                         "): install python3-matplotlib (apt-get install python3-matplotlib), or set "
                                         "OMNIB_PYTHON to a python3 that has matplotlib");
-  std::vector<std::string> args = {python, script};
-  args.insert(args.end(), o.inputs.begin(), o.inputs.end());
-  args.push_back("-o");
-  args.push_back(o.out_dir);
-  const int rc = run_process(args, false);
-  if (rc < 0) return fail(Code::kUnavailable, "could not start " + python);
+  auto combined = write_combined(o.inputs);
+  if (!combined.is_ok()) return fail(combined.status().code(), combined.status().message());
+  const int rc = run_child(ChildSpec{{python, script, combined.value(), "-o", o.out_dir}});
+  unlink(combined.value().c_str());
+  if (rc == 127) return fail(Code::kUnavailable, "could not start " + python);
   return rc;
 }
 

@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
-#include "tools/size_parse.h"
 
 namespace omnib {
 namespace {
 
 std::string row_name(const ResultRecord& r) {
-  char buf[128];
-  std::snprintf(buf, sizeof(buf), "%s density %g nodes %d %s", format_size(r.size_bytes).c_str(), r.density, r.nodes,
-                r.algo.c_str());
-  return buf;
+  return r.config.label() + " " + r.algo;
 }
 
 }  // namespace

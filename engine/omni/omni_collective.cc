@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/omni/device_block_io.h"
 #include "engine/omni/host_block_io.h"
 
 namespace omnib {
@@ -31,9 +32,9 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
   if (job.is_worker()) {
     WorkerBlockIoFactory factory = HostBlockIo::create;
     if (setup.device == DeviceKind::kCuda) {
-      if (setup.device_block_io == nullptr)
+      factory = device_block_io_factory();
+      if (factory == nullptr)
         return unavailable_error("omni: this build has no CUDA kernels for device tensors (configure with CUDA)");
-      factory = setup.device_block_io;
     }
     auto made = factory(shards);
     if (!made.is_ok()) return made.status().with_context("omni: ");
@@ -205,8 +206,8 @@ Status OmniCollective::aggregate() {
         const uint64_t consumed = aggregator_->consumed();
         progress = aggregator_->advance(batch, per_frame, &waiting_on);
         if (aggregator_->consumed() != consumed) window_cv_.notify_all();  // window space freed
-        // Wait for input only when there is nothing to send meanwhile.
-        if (progress != ShardAggregator::Progress::kNeedInput || !batch.indices.empty()) break;
+        // kNeedInput leaves the batch empty: what was done went out at the boundary.
+        if (progress != ShardAggregator::Progress::kNeedInput) break;
         const uint64_t before = aggregator_->pushes();
         input_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
       }
@@ -214,13 +215,13 @@ Status OmniCollective::aggregate() {
     }
     OMNIB_RETURN_IF_ERROR(flush(next));
     // The batch that announces the end is the stream's last, even when it
-    // was full (then advance() would report kDone only on the next call).
+    // was flushed full (then advance() would report kDone only on the next call).
     if (next == kEndOfStream) return Status::ok();
   }
 }
 
 std::optional<std::string> OmniCollective::unavailable_reason(const CollectiveSetup& setup) {
-  if (setup.device == DeviceKind::kCuda && setup.device_block_io == nullptr)
+  if (setup.device == DeviceKind::kCuda && device_block_io_factory() == nullptr)
     return "this build has no CUDA kernels for device tensors";
   return std::nullopt;
 }

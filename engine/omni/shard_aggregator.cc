@@ -57,7 +57,7 @@ Frame ShardAggregator::take_spare_frame() {
 
 ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on) {
   while (true) {
-    if (out.indices.size() >= max_blocks) return Progress::kBatchFull;
+    if (out.indices.size() >= max_blocks) return Progress::kFlush;
     for (size_t i = 0; i < workers_.size(); ++i) {
       if (!workers_[i].next_known) {
         *waiting_on = static_cast<int>(i);
@@ -66,6 +66,12 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
     }
     const uint64_t t = global_next();
     if (t == kEndOfStream) return Progress::kDone;
+    // Send what is done before crossing into a worker's next batch: the
+    // shard may have to wait there (the old rule flushed only when it did
+    // wait, which made frame counts depend on timing).
+    bool boundary = false;
+    for (auto& w : workers_) boundary |= w.next == t && w.between_batches;
+    if (boundary && !out.indices.empty()) return Progress::kFlush;
     for (size_t i = 0; i < workers_.size(); ++i) {
       if (workers_[i].next == t && workers_[i].pending.empty()) {
         *waiting_on = static_cast<int>(i);
@@ -80,6 +86,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
     bool first = true;
     for (auto& w : workers_) {
       if (w.next != t) continue;
+      w.between_batches = false;
       Pending& p = w.pending.front();
       const uint8_t* src = p.view.values + p.view.value_offsets[p.cursor];
       if (first) {
@@ -92,6 +99,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
         w.next = p.view.next;
         spare_frames_.push_back(std::move(p.frame));
         w.pending.pop_front();
+        w.between_batches = true;
         ++consumed_;
       } else {
         w.next = p.view.indices[p.cursor];

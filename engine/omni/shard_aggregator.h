@@ -33,8 +33,12 @@ struct ResultBatch {
 class ShardAggregator {
  public:
   enum class Progress {
-    kBatchFull,  // `out` holds max_blocks blocks: send them, then call again
-    kNeedInput,  // waiting for a batch from worker *waiting_on
+    // `out` holds a batch to send, then call again: max_blocks blocks, or the
+    // blocks before an input batch boundary. Result batches end only at
+    // points fixed by the data (never by timing), so a run's frames and wire
+    // bytes are exact for a given seed.
+    kFlush,
+    kNeedInput,  // waiting for a batch from worker *waiting_on; `out` is empty
     kDone,       // every worker's stream ended and everything was emitted
   };
 
@@ -56,8 +60,9 @@ class ShardAggregator {
   // Batches from `worker` not yet fully consumed.
   size_t queued(int worker) const { return workers_[static_cast<size_t>(worker)].pending.size(); }
 
-  // Emits finished blocks into `out` until it holds max_blocks, input is
-  // missing, or the shard is done.
+  // Emits finished blocks into `out` until it holds max_blocks, the next
+  // block starts a new input batch of some worker, input is missing, or the
+  // shard is done.
   Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on);
 
   // Index of the next block this shard will emit, or kEndOfStream.
@@ -77,6 +82,7 @@ class ShardAggregator {
     uint64_t next = kEndOfStream;
     bool next_known = false;
     bool started = false;                 // a batch of this collective arrived
+    bool between_batches = false;         // its last batch was used up; the next block starts a new one
     uint64_t last_announced = kEndOfStream;  // look-ahead of the last batch pushed
   };
 

@@ -21,13 +21,21 @@
 
 namespace omnib {
 
+// What crossed the wire: bytes (frame headers included) and whole frames.
+// For a given seed both are exact, so a CI gate can compare them exactly.
 struct ByteCounters {
   uint64_t sent = 0;
   uint64_t received = 0;
-  ByteCounters operator-(const ByteCounters& o) const { return {sent - o.sent, received - o.received}; }
+  uint64_t frames_sent = 0;
+  uint64_t frames_received = 0;
+  ByteCounters operator-(const ByteCounters& o) const {
+    return {sent - o.sent, received - o.received, frames_sent - o.frames_sent, frames_received - o.frames_received};
+  }
   ByteCounters& operator+=(const ByteCounters& o) {
     sent += o.sent;
     received += o.received;
+    frames_sent += o.frames_sent;
+    frames_received += o.frames_received;
     return *this;
   }
 };
@@ -54,8 +62,8 @@ class Connection {
   // peer gives kUnavailable.
   virtual Status recv(Frame& frame) = 0;
 
-  // Bytes this connection put on / took off the wire, headers included.
-  // Zero for connections that never leave the process.
+  // Bytes and frames this connection put on / took off the wire, headers
+  // included. Zero for connections that never leave the process.
   virtual ByteCounters counters() const = 0;
 
   // True when bytes cross a network (counted as wire bytes).

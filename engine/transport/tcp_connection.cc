@@ -71,7 +71,9 @@ Status TcpConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std
   size_t n = 1;
   for (const auto& p : parts)
     if (p.iov_len) iov[n++] = p;
-  return send_iovecs(iov, n);
+  OMNIB_RETURN_IF_ERROR(send_iovecs(iov, n));
+  frames_sent_.fetch_add(1, std::memory_order_relaxed);
+  return Status::ok();
 }
 
 Status TcpConnection::recv(Frame& frame) {
@@ -81,6 +83,7 @@ Status TcpConnection::recv(Frame& frame) {
   frame.payload.resize(frame.header.length);
   if (frame.header.length) OMNIB_RETURN_IF_ERROR(read_all(fd_, frame.payload.data(), frame.header.length, name_));
   received_.fetch_add(sizeof(frame.header) + frame.header.length, std::memory_order_relaxed);
+  frames_received_.fetch_add(1, std::memory_order_relaxed);
   return Status::ok();
 }
 

@@ -19,7 +19,9 @@ class TcpConnection final : public Connection {
 
   Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
   Status recv(Frame& frame) override;
-  ByteCounters counters() const override { return {sent_.load(), received_.load()}; }
+  ByteCounters counters() const override {
+    return {sent_.load(), received_.load(), frames_sent_.load(), frames_received_.load()};
+  }
   bool on_wire() const override { return true; }
   void abort() override;
   int peer_rank() const override { return peer_rank_; }
@@ -37,6 +39,8 @@ class TcpConnection final : public Connection {
   std::string name_;
   std::atomic<uint64_t> sent_{0};
   std::atomic<uint64_t> received_{0};
+  std::atomic<uint64_t> frames_sent_{0};
+  std::atomic<uint64_t> frames_received_{0};
   std::atomic<bool> aborted_{false};
 };
 

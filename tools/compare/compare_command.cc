@@ -16,17 +16,18 @@ int failure(const Status& s) {
   return exit_code(s.code());
 }
 
-// Records of different schema versions may name or mean fields differently.
-Status check_schemas(const ResultFile& baseline, const ResultFile& current) {
-  if (baseline.schema_version != current.schema_version)
-    return usage_error("'" + baseline.path + "' has schema_version " + std::to_string(baseline.schema_version) +
-                       " but '" + current.path + "' has " + std::to_string(current.schema_version) +
-                       ": regenerate the baseline with this omni-bench (ci/perf_gate.sh --update)");
-  if (baseline.schema_version != kSchemaVersion)
-    return usage_error("both files have schema_version " + std::to_string(baseline.schema_version) +
-                       " but this omni-bench reads version " + std::to_string(kSchemaVersion) +
-                       ": compare them with the omni-bench that wrote them");
-  return Status::ok();
+// Files of an older schema load with the fields they lack at their defaults;
+// the report says which.
+std::vector<std::string> schema_notes(const ResultSide& side) {
+  std::vector<std::string> notes;
+  for (const auto& f : side.files)
+    if (!f.defaulted.empty()) {
+      std::string fields;
+      for (const auto& d : f.defaulted) fields += (fields.empty() ? "" : ", ") + d;
+      notes.push_back("'" + f.path + "' has schema_version " + std::to_string(f.schema_version) +
+                      "; these fields took their defaults: " + fields);
+    }
+  return notes;
 }
 
 }  // namespace
@@ -34,12 +35,10 @@ Status check_schemas(const ResultFile& baseline, const ResultFile& current) {
 int run_compare_command(CompareOptions& o) {
   Status valid = validate_compare_options(o);
   if (!valid.is_ok()) return failure(valid);
-  auto baseline = load_result_file(o.baseline_path);
+  auto baseline = load_result_side(o.baseline_path);
   if (!baseline.is_ok()) return failure(baseline.status());
-  auto current = load_result_file(o.current_path);
+  auto current = load_result_side(o.current_path);
   if (!current.is_ok()) return failure(current.status());
-  Status schemas = check_schemas(baseline.value(), current.value());
-  if (!schemas.is_ok()) return failure(schemas);
   auto matching = match_configurations(baseline.value(), current.value(), o.min_size);
   if (!matching.is_ok()) return failure(matching.status());
 
@@ -47,9 +46,11 @@ int run_compare_command(CompareOptions& o) {
   outcome.only_in_baseline = matching.value().only_in_baseline;
   outcome.only_in_current = matching.value().only_in_current;
   outcome.below_min_size = matching.value().below_min_size;
+  outcome.schema_notes = schema_notes(baseline.value());
+  for (auto& n : schema_notes(current.value())) outcome.schema_notes.push_back(std::move(n));
   for (const auto& config : matching.value().common) {
     ConfigVerdicts v = judge_configuration(config, o);
-    outcome.configs.push_back({config.label, std::move(v.comparisons), std::move(v.notes)});
+    outcome.configs.push_back({config.label, std::move(v.comparisons), std::move(v.failures), std::move(v.notes)});
   }
   print_compare_report(stdout, outcome, o, baseline.value(), current.value());
   std::fflush(stdout);
@@ -59,10 +60,10 @@ int run_compare_command(CompareOptions& o) {
     Status written = write_file_atomically(o.json_path, doc.dump(2) + "\n");
     if (!written.is_ok()) return failure(written);
   }
-  const size_t regressions = outcome.count(Verdict::kRegression);
-  if (regressions > 0) {
-    std::fprintf(stderr, "omni-bench compare: %zu regression%s against '%s' (exit 5)\n", regressions,
-                 regressions == 1 ? "" : "s", o.baseline_path.c_str());
+  const size_t failed = outcome.failures();
+  if (failed > 0) {
+    std::fprintf(stderr, "omni-bench compare: %zu failure%s against '%s' (exit 5)\n", failed, failed == 1 ? "" : "s",
+                 baseline.value().describe().c_str());
     return exit_code(Code::kRegression);
   }
   return 0;

@@ -12,17 +12,19 @@
 namespace omnib {
 
 // What can be compared between two result files.
-enum class Metric { kBytes, kSpeedup, kTime, kCorrect };
+enum class Metric { kBytes, kFrames, kSpeedup, kTime, kCpu, kCorrect };
 
 const char* metric_name(Metric m);
 
 struct CompareOptions {
-  std::string baseline_path;
+  std::string baseline_path;  // a file, or a comma list of files (repeated runs)
   std::string current_path;
-  double tolerance = 0.10;       // speedups and times: relative change allowed
-  double bytes_tolerance = 0.01;  // wire bytes: relative change allowed
-  double alpha = 0.05;           // significance level of the Mann-Whitney test
-  bool absolute = false;         // also compare absolute times
+  double tolerance = 0.10;        // speedups and times: relative change allowed
+  double cpu_tolerance = 0.10;    // CPU per wire byte: the least relative change allowed
+  double bytes_tolerance = 0;     // wire bytes and frames: exact for a given seed
+  bool accept_improvements = false;  // fewer bytes or frames pass (as IMPROVED) instead of failing
+  double alpha = 0.05;            // significance level of the Mann-Whitney test on per-run values
+  bool absolute = false;          // also compare absolute times
   std::string subject = "omni";  // whose speedups over the others are checked
   std::string metric_text;       // comma list; empty: all that apply
   std::string min_size_text = "0";

@@ -10,12 +10,16 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxListed = 10;  // unmatched configurations listed before "and N more"
+constexpr Verdict kVerdicts[] = {Verdict::kPass, Verdict::kRegression, Verdict::kImproved, Verdict::kChanged,
+                                 Verdict::kNoise};
 
 std::string metric_label(const Comparison& c) {
   switch (c.metric) {
     case Metric::kBytes: return "wire bytes/rank";
+    case Metric::kFrames: return "wire frames/rank";
     case Metric::kSpeedup: return "speedup vs " + c.against;
     case Metric::kTime: return "median time";
+    case Metric::kCpu: return "cpu ns/wire byte";
     case Metric::kCorrect: return "correct";
   }
   return "?";
@@ -24,11 +28,19 @@ std::string metric_label(const Comparison& c) {
 std::string value_text(Metric m, double v) {
   char buf[48];
   switch (m) {
-    case Metric::kBytes: std::snprintf(buf, sizeof(buf), "%.0f B", v); break;
+    case Metric::kBytes: return format_bytes(v);
+    case Metric::kFrames: std::snprintf(buf, sizeof(buf), "%.1f", v); break;
     case Metric::kSpeedup: std::snprintf(buf, sizeof(buf), "%.3fx", v); break;
     case Metric::kTime: std::snprintf(buf, sizeof(buf), "%.1f us", v); break;
+    case Metric::kCpu: std::snprintf(buf, sizeof(buf), "%.3f ns", v); break;
     case Metric::kCorrect: return v != 0 ? "yes" : "no";
   }
+  return buf;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.3g%%", fraction * 100);
   return buf;
 }
 
@@ -51,13 +63,15 @@ std::string detail_text(const Comparison& c) {
   return out;
 }
 
-void print_file_line(std::FILE* out, const char* role, const ResultFile& f) {
-  std::fprintf(out, "# %s %s", role, f.path.c_str());
-  if (!f.git_revision.empty() || !f.timestamp.empty())
-    std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
-                 f.timestamp.empty() ? "?" : f.timestamp.c_str());
-  std::fprintf(out, "\n");
-  if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+void print_side(std::FILE* out, const char* role, const ResultSide& side) {
+  for (const auto& f : side.files) {
+    std::fprintf(out, "# %s %s", role, f.path.c_str());
+    if (!f.git_revision.empty() || !f.timestamp.empty())
+      std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
+                   f.timestamp.empty() ? "?" : f.timestamp.c_str());
+    std::fprintf(out, "\n");
+    if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+  }
 }
 
 std::string metric_list(const CompareOptions& o) {
@@ -66,12 +80,12 @@ std::string metric_list(const CompareOptions& o) {
   return s;
 }
 
-void print_unmatched(std::FILE* out, const char* where, const std::vector<std::string>& labels) {
-  for (size_t i = 0; i < labels.size() && i < kMaxListed; ++i)
-    std::fprintf(out, "# only in the %s, not compared: %s\n", where, labels[i].c_str());
-  if (labels.size() > kMaxListed)
-    std::fprintf(out, "# ... and %zu more only in the %s\n", labels.size() - kMaxListed, where);
+void print_unmatched(std::FILE* out, const char* what, const std::vector<std::string>& labels) {
+  for (size_t i = 0; i < labels.size() && i < kMaxListed; ++i) std::fprintf(out, "# %s: %s\n", what, labels[i].c_str());
+  if (labels.size() > kMaxListed) std::fprintf(out, "# ... and %zu more\n", labels.size() - kMaxListed);
 }
+
+json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 json comparison_json(const Comparison& c) {
   json j = {{"configuration", c.config_key},
@@ -80,8 +94,10 @@ json comparison_json(const Comparison& c) {
             {"metric", metric_name(c.metric)},
             {"baseline", c.baseline},
             {"current", c.current},
-            {"ratio", c.ratio ? json(*c.ratio) : json(nullptr)},
+            {"ratio", optional_json(c.ratio)},
             {"change", c.ratio ? json(*c.ratio - 1) : json(nullptr)},
+            {"tolerance", c.tolerance},
+            {"detectable", optional_json(c.detectable)},
             {"verdict", verdict_name(c.verdict)}};
   if (c.metric == Metric::kSpeedup) j["against"] = c.against;
   if (c.metric == Metric::kCorrect) {
@@ -102,12 +118,34 @@ json comparison_json(const Comparison& c) {
   return j;
 }
 
+json side_json(const ResultSide& side) {
+  json files = json::array();
+  for (const auto& f : side.files)
+    files.push_back({{"path", f.path}, {"git_revision", f.git_revision}, {"command_line", f.command_line}});
+  return files;
+}
+
+std::string detectable_text(const MetricSummary& s) {
+  if (s.undetectable_any) return "none at all (too few runs for the spread)";
+  if (!s.detectable) return "-";
+  return percent(*s.detectable);
+}
+
 }  // namespace
 
 size_t CompareOutcome::count(Verdict v) const {
   size_t n = 0;
   for (const auto& cfg : configs)
     for (const auto& c : cfg.comparisons) n += c.verdict == v;
+  return n;
+}
+
+size_t CompareOutcome::failures() const {
+  size_t n = only_in_baseline.size();
+  for (const auto& cfg : configs) {
+    n += cfg.failures.size();
+    for (const auto& c : cfg.comparisons) n += verdict_fails(c.verdict);
+  }
   return n;
 }
 
@@ -119,6 +157,10 @@ std::map<Metric, MetricSummary> summarize_metrics(const CompareOutcome& outcome)
       MetricSummary& s = out[c.metric];
       ++s.compared;
       ++s.verdicts[c.verdict];
+      if (c.metric != Metric::kCorrect) {
+        if (!c.detectable) s.undetectable_any = true;
+        else s.detectable = std::max(s.detectable.value_or(0), *c.detectable);
+      }
       if (c.ratio && *c.ratio > 0 && std::isfinite(*c.ratio)) {
         log_sums[c.metric].first += std::log(*c.ratio);
         ++log_sums[c.metric].second;
@@ -131,21 +173,24 @@ std::map<Metric, MetricSummary> summarize_metrics(const CompareOutcome& outcome)
 }
 
 void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const CompareOptions& o,
-                          const ResultFile& baseline, const ResultFile& current) {
+                          const ResultSide& baseline, const ResultSide& current) {
   std::fprintf(out, "# omni-bench compare\n");
-  print_file_line(out, "baseline:", baseline);
-  print_file_line(out, "current: ", current);
+  print_side(out, "baseline:", baseline);
+  print_side(out, "current: ", current);
   std::fprintf(out,
-               "# rules: metrics %s; speedup of %s may drop %.3g%%%s; wire bytes may rise %.3g%%; "
-               "significance alpha %.3g where samples repeat\n",
-               metric_list(o).c_str(), o.subject.c_str(), o.tolerance * 100,
-               o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "", o.bytes_tolerance * 100,
-               o.alpha);
+               "# rules: metrics %s; speedup of %s may drop %s%s; cpu per byte may rise %s or the runs' spread; "
+               "wire bytes and frames %s%s; significance alpha %.3g on per-run values\n",
+               metric_list(o).c_str(), o.subject.c_str(), percent(o.tolerance).c_str(),
+               o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "",
+               percent(o.cpu_tolerance).c_str(),
+               o.bytes_tolerance > 0 ? ("may change " + percent(o.bytes_tolerance)).c_str() : "must match exactly",
+               o.accept_improvements ? " (fewer accepted)" : "", o.alpha);
+  for (const auto& n : outcome.schema_notes) std::fprintf(out, "# note: %s\n", n.c_str());
   if (o.min_size > 0)
     std::fprintf(out, "# left out: %zu configurations smaller than %s\n", outcome.below_min_size,
                  format_size(o.min_size).c_str());
-  print_unmatched(out, "baseline", outcome.only_in_baseline);
-  print_unmatched(out, "current run", outcome.only_in_current);
+  print_unmatched(out, "MISSING from the current run (fails)", outcome.only_in_baseline);
+  print_unmatched(out, "only in the current run, not compared", outcome.only_in_current);
 
   for (const auto& cfg : outcome.configs) {
     std::fprintf(out, "\n## %s\n", cfg.label.c_str());
@@ -161,12 +206,14 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
       else
         std::fprintf(out, "%-10s %s\n", verdict_name(c.verdict), detail.c_str());
     }
+    for (const auto& f : cfg.failures) std::fprintf(out, "  FAILED: %s\n", f.c_str());
     for (const auto& n : cfg.notes) std::fprintf(out, "  note: %s\n", n.c_str());
   }
 
-  std::fprintf(out, "\n# summary: geometric mean of current/baseline per metric\n");
-  std::fprintf(out, "  %-10s %9s %6s %11s %9s %6s  %s\n", "metric", "compared", "pass", "regression", "improved",
-               "noise", "geomean");
+  std::fprintf(out, "\n# summary: geometric mean of current/baseline per metric; 'detectable' is the smallest\n"
+                    "# regression that would have been flagged in every comparison of the metric\n");
+  std::fprintf(out, "  %-8s %9s %6s %11s %9s %8s %6s  %-22s %s\n", "metric", "compared", "pass", "regression",
+               "improved", "changed", "noise", "geomean", "detectable");
   for (const auto& [m, s] : summarize_metrics(outcome)) {
     auto get = [&s = s](Verdict v) {
       auto it = s.verdicts.find(v);
@@ -178,70 +225,80 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
       std::snprintf(buf, sizeof(buf), "%.4f (%+.2f%%)", *s.geomean_ratio, (*s.geomean_ratio - 1) * 100);
       geo = buf;
     }
-    std::fprintf(out, "  %-10s %9zu %6zu %11zu %9zu %6zu  %s\n", metric_name(m), s.compared, get(Verdict::kPass),
-                 get(Verdict::kRegression), get(Verdict::kImproved), get(Verdict::kNoise), geo.c_str());
+    std::fprintf(out, "  %-8s %9zu %6zu %11zu %9zu %8zu %6zu  %-22s %s\n", metric_name(m), s.compared,
+                 get(Verdict::kPass), get(Verdict::kRegression), get(Verdict::kImproved), get(Verdict::kChanged),
+                 get(Verdict::kNoise), geo.c_str(), m == Metric::kCorrect ? "-" : detectable_text(s).c_str());
   }
 
-  const size_t regressions = outcome.count(Verdict::kRegression);
   size_t total = 0;
   for (const auto& cfg : outcome.configs) total += cfg.comparisons.size();
-  if (regressions == 0) {
+  const size_t failures = outcome.failures();
+  if (failures == 0) {
     std::fprintf(out, "# result: PASS: no regression in %zu comparisons of %zu configurations\n", total,
                  outcome.configs.size());
     return;
   }
-  std::fprintf(out, "# result: REGRESSION: %zu of %zu comparisons regressed:\n", regressions, total);
-  for (const auto& cfg : outcome.configs)
+  std::fprintf(out, "# result: FAIL: %zu failure%s:\n", failures, failures == 1 ? "" : "s");
+  for (const auto& label : outcome.only_in_baseline) std::fprintf(out, "#   missing: %s\n", label.c_str());
+  for (const auto& cfg : outcome.configs) {
+    for (const auto& f : cfg.failures) std::fprintf(out, "#   %s | %s\n", cfg.label.c_str(), f.c_str());
     for (const auto& c : cfg.comparisons)
-      if (c.verdict == Verdict::kRegression)
-        std::fprintf(out, "#   %s | %s %s: %s -> %s %s\n", cfg.label.c_str(), c.algo.c_str(), metric_label(c).c_str(),
-                     value_text(c.metric, c.baseline).c_str(), value_text(c.metric, c.current).c_str(),
-                     change_text(c).c_str());
+      if (verdict_fails(c.verdict))
+        std::fprintf(out, "#   %s | %s %s: %s -> %s %s %s\n", cfg.label.c_str(), c.algo.c_str(),
+                     metric_label(c).c_str(), value_text(c.metric, c.baseline).c_str(),
+                     value_text(c.metric, c.current).c_str(), change_text(c).c_str(), verdict_name(c.verdict));
+  }
 }
 
-json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o, const ResultFile& baseline,
-                         const ResultFile& current) {
+json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o, const ResultSide& baseline,
+                         const ResultSide& current) {
   json comparisons = json::array();
   json notes = json::array();
+  json failures = json::array();
   for (const auto& cfg : outcome.configs) {
     for (const auto& c : cfg.comparisons) comparisons.push_back(comparison_json(c));
     for (const auto& n : cfg.notes) notes.push_back({{"label", cfg.label}, {"note", n}});
+    for (const auto& f : cfg.failures) failures.push_back({{"label", cfg.label}, {"failure", f}});
   }
   json summary = json::object();
   for (const auto& [m, s] : summarize_metrics(outcome)) {
     json counts = json::object();
-    for (Verdict v : {Verdict::kPass, Verdict::kRegression, Verdict::kImproved, Verdict::kNoise}) {
+    for (Verdict v : kVerdicts) {
       auto it = s.verdicts.find(v);
       counts[verdict_name(v)] = it == s.verdicts.end() ? 0 : it->second;
     }
     summary[metric_name(m)] = {{"compared", s.compared},
                                {"verdicts", counts},
-                               {"geomean_ratio", s.geomean_ratio ? json(*s.geomean_ratio) : json(nullptr)}};
+                               {"geomean_ratio", optional_json(s.geomean_ratio)},
+                               {"detectable", s.undetectable_any ? json(nullptr) : optional_json(s.detectable)}};
   }
   json metrics = json::array();
   for (Metric m : o.metrics) metrics.push_back(metric_name(m));
-  const size_t regressions = outcome.count(Verdict::kRegression);
+  const size_t failed = outcome.failures();
   return {{"schema_version", kCompareSchemaVersion},
           {"tool", "omni-bench compare"},
-          {"baseline", {{"path", baseline.path}, {"git_revision", baseline.git_revision},
-                        {"command_line", baseline.command_line}}},
-          {"current", {{"path", current.path}, {"git_revision", current.git_revision},
-                       {"command_line", current.command_line}}},
+          {"baseline", side_json(baseline)},
+          {"current", side_json(current)},
           {"rules", {{"metrics", metrics},
                      {"subject", o.subject},
                      {"tolerance", o.tolerance},
+                     {"cpu_tolerance", o.cpu_tolerance},
                      {"bytes_tolerance", o.bytes_tolerance},
+                     {"accept_improvements", o.accept_improvements},
                      {"alpha", o.alpha},
                      {"absolute", o.absolute},
                      {"min_size", o.min_size}}},
+          {"schema_notes", outcome.schema_notes},
           {"comparisons", comparisons},
+          {"failures", failures},
           {"notes", notes},
           {"only_in_baseline", outcome.only_in_baseline},
           {"only_in_current", outcome.only_in_current},
           {"below_min_size", outcome.below_min_size},
           {"summary", summary},
-          {"regressions", regressions},
-          {"verdict", regressions ? "REGRESSION" : "PASS"}};
+          {"regressions", outcome.count(Verdict::kRegression)},
+          {"failed", failed},
+          {"verdict", failed ? "FAIL" : "PASS"}};
 }
 
 }  // namespace omnib

@@ -14,12 +14,15 @@ namespace omnib {
 
 enum class Verdict {
   kPass,        // within tolerance
-  kRegression,  // worse beyond tolerance (and significant, when samples allow a test)
-  kImproved,    // better beyond tolerance (and significant, when samples allow a test)
-  kNoise,       // beyond tolerance, but the samples do not show a significant shift
+  kRegression,  // worse beyond tolerance (and significant, when runs allow a test): fails
+  kImproved,    // better beyond tolerance (and significant, when runs allow a test)
+  kChanged,     // an exact count (bytes, frames) fell: fails unless --accept-improvements
+  kNoise,       // beyond tolerance, but the runs do not show a significant shift
 };
 
 const char* verdict_name(Verdict v);
+// Whether a verdict fails the comparison (exit 5).
+bool verdict_fails(Verdict v);
 
 struct SignificanceTest {
   double p_value = 1;
@@ -41,6 +44,11 @@ struct Comparison {
   std::optional<double> ratio;  // current / baseline; absent when undefined (correct, zero baseline)
   Verdict verdict = Verdict::kPass;
   std::optional<SignificanceTest> test;
+  double tolerance = 0;  // the relative change this comparison allowed
+  // The smallest relative regression this comparison could have flagged,
+  // given the tolerance, the runs on each side and their spread; absent when
+  // no change of any size could be shown significant with so few runs.
+  std::optional<double> detectable;
   std::string note;  // why, when the verdict needs explaining
 };
 

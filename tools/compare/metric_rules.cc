@@ -1,9 +1,9 @@
 #include "tools/compare/metric_rules.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "tools/compare/mann_whitney.h"
-#include "tools/compare/metric_samples.h"
 
 namespace omnib {
 
@@ -12,10 +12,13 @@ const char* verdict_name(Verdict v) {
     case Verdict::kPass: return "PASS";
     case Verdict::kRegression: return "REGRESSION";
     case Verdict::kImproved: return "IMPROVED";
+    case Verdict::kChanged: return "CHANGED";
     case Verdict::kNoise: return "NOISE";
   }
   return "?";
 }
+
+bool verdict_fails(Verdict v) { return v == Verdict::kRegression || v == Verdict::kChanged; }
 
 namespace {
 
@@ -40,12 +43,19 @@ bool testable(const MetricSamples& base, const MetricSamples& cur, double alpha)
          mann_whitney_min_p(base.samples.size(), cur.samples.size()) <= alpha;
 }
 
+// p of "current is worse than baseline".
+double p_worse(const std::vector<double>& base, const std::vector<double>& cur, bool higher_is_better) {
+  return higher_is_better ? mann_whitney_greater(base, cur).p_value : mann_whitney_greater(cur, base).p_value;
+}
+
 // Judges a relative change against `tolerance` and, when both sides hold
-// enough samples, requires the change to be significant as well.
+// enough runs, requires the change to be significant as well.
 void judge_change(Comparison& c, const MetricSamples& base, const MetricSamples& cur, bool higher_is_better,
                   double tolerance, double alpha) {
   c.baseline = base.point;
   c.current = cur.point;
+  c.tolerance = tolerance;
+  c.detectable = detectable_regression(base, cur, higher_is_better, tolerance, alpha);
   if (!(base.point > 0)) {
     c.note = "baseline value is zero: not comparable";
     return;
@@ -70,6 +80,32 @@ void judge_change(Comparison& c, const MetricSamples& base, const MetricSamples&
   }
 }
 
+// Exact counts: any change beyond `tolerance` (0 by default) is judged.
+void judge_exact(Comparison& c, double base, double cur, const CompareOptions& o) {
+  c.baseline = base;
+  c.current = cur;
+  c.tolerance = o.bytes_tolerance;
+  c.detectable = o.bytes_tolerance;
+  if (base == 0) {
+    if (cur > 0) {
+      c.verdict = Verdict::kRegression;
+      c.note = "the baseline sent nothing";
+    }
+    return;
+  }
+  c.ratio = cur / base;
+  if (cur == 0) {
+    c.verdict = Verdict::kRegression;
+    c.note = "fell to zero while the algorithm ran";
+  } else if (*c.ratio > 1 + o.bytes_tolerance) {
+    c.verdict = Verdict::kRegression;
+  } else if (*c.ratio < 1 - o.bytes_tolerance) {
+    c.verdict = o.accept_improvements ? Verdict::kImproved : Verdict::kChanged;
+    if (!o.accept_improvements)
+      c.note = "fewer than the baseline: if intended, pass --accept-improvements or regenerate the baseline";
+  }
+}
+
 Comparison start(const MatchedConfig& config, const std::string& algo, Metric metric) {
   Comparison c;
   c.config_label = config.label;
@@ -79,25 +115,16 @@ Comparison start(const MatchedConfig& config, const std::string& algo, Metric me
   return c;
 }
 
-void judge_bytes(const MatchedConfig& config, const std::string& algo, const std::vector<const ResultRecord*>& base,
-                 const std::vector<const ResultRecord*>& cur, const CompareOptions& o, ConfigVerdicts& out) {
-  auto b = wire_bytes_point(base);
-  auto c = wire_bytes_point(cur);
-  if (!b || !c) {
-    if (b && !c) out.notes.push_back(algo + ": wire bytes counted in the baseline but not now");
+void judge_counts(const MatchedConfig& config, const std::string& algo, Metric metric,
+                  std::optional<double> base, std::optional<double> cur, const CompareOptions& o,
+                  ConfigVerdicts& out) {
+  const char* what = metric == Metric::kBytes ? "wire bytes" : "wire frames";
+  if (!base || !cur) {
+    if (base && !cur) out.failures.push_back(algo + ": " + what + " counted in the baseline but not now");
     return;
   }
-  Comparison cmp = start(config, algo, Metric::kBytes);
-  if (*b == 0 && *c > 0) {
-    cmp.current = *c;
-    cmp.verdict = Verdict::kRegression;
-    cmp.note = "the baseline sent no bytes";
-  } else {
-    // Deterministic: no significance test, the tolerance alone decides.
-    MetricSamples base_m{*b, {}, ""}, cur_m{*c, {}, ""};
-    judge_change(cmp, base_m, cur_m, /*higher_is_better=*/false, o.bytes_tolerance, o.alpha);
-    if (*b == 0) cmp.note.clear();  // zero on both sides: equal
-  }
+  Comparison cmp = start(config, algo, metric);
+  judge_exact(cmp, *base, *cur, o);
   out.comparisons.push_back(cmp);
 }
 
@@ -105,19 +132,28 @@ void judge_correct(const MatchedConfig& config, const std::string& algo, const s
                    const std::vector<const ResultRecord*>& cur, ConfigVerdicts& out) {
   auto all_correct = [](const std::vector<const ResultRecord*>& runs) {
     for (const auto* r : runs)
-      if (!r->correct) return false;
+      if (r->correct != true) return false;
     return true;
+  };
+  auto any_unchecked = [](const std::vector<const ResultRecord*>& runs) {
+    for (const auto* r : runs)
+      if (!r->checked) return true;
+    return false;
   };
   Comparison cmp = start(config, algo, Metric::kCorrect);
   const bool b = all_correct(base), c = all_correct(cur);
   cmp.baseline = b ? 1 : 0;
   cmp.current = c ? 1 : 0;
-  if (b && !c) cmp.verdict = Verdict::kRegression;
-  if (!b && c) cmp.verdict = Verdict::kImproved;
-  if (!b && !c) cmp.note = "wrong in both files";
-  bool checked = false;
-  for (const auto* r : cur) checked |= r->checked;
-  if (!checked) cmp.note = "current run was not checked (-c 0)";
+  if (any_unchecked(cur)) {
+    // An unchecked run says nothing about correctness: never a pass.
+    cmp.verdict = Verdict::kRegression;
+    cmp.note = "not checked now (-c 0): correctness unknown";
+  } else if (!c) {
+    cmp.verdict = Verdict::kRegression;
+  } else if (!b) {
+    cmp.verdict = Verdict::kImproved;
+    if (any_unchecked(base)) cmp.note = "the baseline was not checked";
+  }
   out.comparisons.push_back(cmp);
 }
 
@@ -128,6 +164,18 @@ void judge_time(const MatchedConfig& config, const std::string& algo, const std:
   out.comparisons.push_back(cmp);
 }
 
+void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::vector<const ResultRecord*>& base,
+               const std::vector<const ResultRecord*>& cur, const CompareOptions& o, ConfigVerdicts& out) {
+  auto b = cpu_samples(base);
+  auto c = cpu_samples(cur);
+  if (!b || !c) return;  // no wire bytes counted (Gloo, NCCL): no CPU per byte
+  // How far runs of one build fall apart widens the tolerance.
+  const double spread = std::max(relative_spread(b->samples), relative_spread(c->samples));
+  Comparison cmp = start(config, algo, Metric::kCpu);
+  judge_change(cmp, *b, *c, /*higher_is_better=*/false, std::max(o.cpu_tolerance, spread), o.alpha);
+  out.comparisons.push_back(cmp);
+}
+
 void judge_speedups(const MatchedConfig& config, const std::vector<std::string>& algos, const CompareOptions& o,
                     ConfigVerdicts& out) {
   const auto base_subject = runs_of(config.baseline, o.subject);
@@ -135,8 +183,8 @@ void judge_speedups(const MatchedConfig& config, const std::vector<std::string>&
   if (base_subject.empty() || cur_subject.empty()) return;
   for (const auto& other : algos) {
     if (other == o.subject) continue;
-    auto base = speedup_samples(base_subject, runs_of(config.baseline, other), other);
-    auto cur = speedup_samples(cur_subject, runs_of(config.current, other), other);
+    auto base = speedup_samples(base_subject, runs_of(config.baseline, other));
+    auto cur = speedup_samples(cur_subject, runs_of(config.current, other));
     if (!base || !cur) continue;  // the pair did not run together on both sides
     Comparison cmp = start(config, o.subject, Metric::kSpeedup);
     cmp.against = other;
@@ -149,9 +197,7 @@ void judge_speedups(const MatchedConfig& config, const std::vector<std::string>&
 std::vector<std::string> algorithms_of(const MatchedConfig& config, const std::string& subject) {
   std::vector<std::string> algos;
   auto add = [&](const std::string& a) {
-    for (const auto& x : algos)
-      if (x == a) return;
-    algos.push_back(a);
+    if (std::find(algos.begin(), algos.end(), a) == algos.end()) algos.push_back(a);
   };
   if (config.baseline.by_algo.count(subject) || config.current.by_algo.count(subject)) add(subject);
   for (const auto& [a, _] : config.baseline.by_algo) add(a);
@@ -161,6 +207,29 @@ std::vector<std::string> algorithms_of(const MatchedConfig& config, const std::s
 
 }  // namespace
 
+std::optional<double> detectable_regression(const MetricSamples& base, const MetricSamples& cur,
+                                            bool higher_is_better, double tolerance, double alpha) {
+  if (!testable(base, cur, alpha)) return tolerance;  // the tolerance alone decides
+  if (!(base.point > 0) || !(cur.point > 0)) return std::nullopt;
+  // The current runs, moved as a whole to a level `delta` worse than the
+  // baseline: is that significant?
+  auto significant = [&](double delta) {
+    const double level = higher_is_better ? base.point * (1 - delta) : base.point * (1 + delta);
+    std::vector<double> moved;
+    for (double v : cur.samples) moved.push_back(v * level / cur.point);
+    return p_worse(base.samples, moved, higher_is_better) < alpha;
+  };
+  double hi = higher_is_better ? 0.999 : 100.0;
+  if (!significant(hi)) return std::nullopt;
+  double lo = std::min(tolerance, hi);
+  if (significant(lo)) return lo;
+  for (int i = 0; i < 40; ++i) {
+    const double mid = (lo + hi) / 2;
+    (significant(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOptions& o) {
   ConfigVerdicts out;
   const auto algos = algorithms_of(config, o.subject);
@@ -168,14 +237,19 @@ ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOpt
     const auto base = runs_of(config.baseline, algo);
     const auto cur = runs_of(config.current, algo);
     if (base.empty() || cur.empty()) {
-      if (!base.empty())
-        out.notes.push_back(algo + ": ran in the baseline, " + skip_reason(config.current, algo) + " now");
-      if (!cur.empty())
-        out.notes.push_back(algo + ": new (" + skip_reason(config.baseline, algo) + " in the baseline)");
+      if (!base.empty()) out.failures.push_back(algo + ": ran in the baseline, " + skip_reason(config.current, algo) + " now");
+      if (!cur.empty()) out.notes.push_back(algo + ": new (" + skip_reason(config.baseline, algo) + " in the baseline)");
       continue;
     }
-    if (o.metrics.count(Metric::kBytes)) judge_bytes(config, algo, base, cur, o, out);
+    if (o.metrics.count(Metric::kBytes))
+      judge_counts(config, algo, Metric::kBytes, wire_bytes_point(base), wire_bytes_point(cur), o, out);
+    if (o.metrics.count(Metric::kFrames)) {
+      const auto b = wire_frames_point(base);
+      if (!b && wire_bytes_point(base)) out.notes.push_back(algo + ": the baseline counted no frames (schema 1)");
+      else judge_counts(config, algo, Metric::kFrames, b, wire_frames_point(cur), o, out);
+    }
     if (o.metrics.count(Metric::kSpeedup) && algo == o.subject) judge_speedups(config, algos, o, out);
+    if (o.metrics.count(Metric::kCpu)) judge_cpu(config, algo, base, cur, o, out);
     if (o.metrics.count(Metric::kTime)) judge_time(config, algo, base, cur, o, out);
     if (o.metrics.count(Metric::kCorrect)) judge_correct(config, algo, base, cur, out);
   }

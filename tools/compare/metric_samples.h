@@ -1,5 +1,8 @@
-// Point values and repeated samples of a metric, drawn from the records of
-// one configuration (one record per run; several when runs were repeated).
+// The values a metric is judged on, drawn from the records of one
+// configuration: one value per whole run (a record of --repeat R holds R
+// runs; several records of one algorithm are more runs). Iterations within a
+// run share that run's machine load, so they are not independent samples;
+// runs are.
 #pragma once
 
 #include <optional>
@@ -11,25 +14,28 @@
 namespace omnib {
 
 struct MetricSamples {
-  double point = 0;             // compared against the tolerance
-  std::vector<double> samples;  // repeated observations, for the significance test
+  double point = 0;             // median of the per-run values: compared against the tolerance
+  std::vector<double> samples;  // the per-run values, for the significance test and the spread
   std::string kind;             // what the samples are, for the report
 };
 
-// Median times: point = median over runs of each run's median; samples = the
-// per-iteration times of every run (a run without samples_us adds its median).
-MetricSamples time_samples(const std::vector<const ResultRecord*>& runs);
+// Median time of each run.
+MetricSamples time_samples(const std::vector<const ResultRecord*>& records);
 
-// The subject's speedup over `other_algo`: point = median over runs of
-// speedup_vs. Samples are per-iteration ratios other/subject when every
-// paired run (k-th subject run with k-th other run) has samples_us of equal
-// length, iterations being interleaved within a run; otherwise one speedup
-// per run. Absent when the two algorithms never ran together.
-std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject_runs,
-                                             const std::vector<const ResultRecord*>& other_runs,
-                                             const std::string& other_algo);
+// The subject's speedup over another algorithm, run by run: the k-th run of
+// the k-th subject record against the same run of the k-th other record
+// (they ran interleaved). Absent when the two never ran together.
+std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
+                                             const std::vector<const ResultRecord*>& other);
 
-// Median of wire bytes per rank over runs that counted them; absent if none did.
-std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& runs);
+// CPU time of all ranks per wire byte, run by run; absent when no run counted bytes.
+std::optional<MetricSamples> cpu_samples(const std::vector<const ResultRecord*>& records);
+
+// Median over records of wire bytes (or frames) per rank; absent if none counted them.
+std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& records);
+std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& records);
+
+// (max - min) / median of the samples: how far apart runs of one build fall.
+double relative_spread(const std::vector<double>& samples);
 
 }  // namespace omnib

@@ -1,7 +1,6 @@
 #include "tools/compare/record_matching.h"
 
 #include <set>
-#include <sstream>
 
 #include "tools/size_parse.h"
 
@@ -13,18 +12,20 @@ using nlohmann::json;
 struct Grouped {
   std::vector<std::string> order;  // keys in order of first appearance
   std::map<std::string, ConfigRecords> configs;
-  std::map<std::string, ResultRecord> first;  // a representative record per key
+  std::map<std::string, RunConfig> first;  // the configuration of each key
 };
 
-Grouped group_by_config(const ResultFile& file) {
+Grouped group_by_config(const ResultSide& side) {
   Grouped g;
-  for (const auto& r : file.records) {
-    const std::string key = r.config_key().dump();
-    if (!g.configs.count(key)) {
-      g.order.push_back(key);
-      g.first[key] = r;
+  for (const auto& file : side.files) {
+    for (const auto& r : file.records) {
+      const std::string key = r.config.key_text();
+      if (!g.configs.count(key)) {
+        g.order.push_back(key);
+        g.first[key] = r.config;
+      }
+      g.configs[key].by_algo[r.algo].push_back(r);
     }
-    g.configs[key].by_algo[r.algo].push_back(r);
   }
   return g;
 }
@@ -35,75 +36,69 @@ std::string value_text(const std::string& field, const json& v) {
   return v.dump();
 }
 
-// "4M, 8M" for one field over all records of a file.
-std::string distinct_values(const ResultFile& file, const std::string& field) {
+// "4M, 8M" for one identity field over every record of a side.
+std::string distinct_values(const ResultSide& side, const std::string& field) {
   std::set<std::string> seen;
   std::string out;
-  for (const auto& r : file.records) {
-    std::string text = value_text(field, r.config_key()[field]);
-    if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + text;
-  }
+  for (const auto& file : side.files)
+    for (const auto& r : file.records) {
+      const std::string text = value_text(field, r.config.key()[field]);
+      if (seen.insert(text).second) out += (out.empty() ? "" : ", ") + text;
+    }
   return out;
 }
 
-std::string explain_no_overlap(const ResultFile& baseline, const ResultFile& current) {
-  if (baseline.records.empty()) return "'" + baseline.path + "' holds no results";
-  if (current.records.empty()) return "'" + current.path + "' holds no results";
+std::string explain_no_overlap(const ResultSide& baseline, const ResultSide& current) {
+  auto empty = [](const ResultSide& s) {
+    for (const auto& f : s.files)
+      if (!f.records.empty()) return false;
+    return true;
+  };
+  if (empty(baseline)) return "'" + baseline.describe() + "' holds no results";
+  if (empty(current)) return "'" + current.describe() + "' holds no results";
   std::string differs;
-  const json fields = baseline.records.front().config_key();
-  for (const auto& item : fields.items()) {
-    const std::string b = distinct_values(baseline, item.key());
-    const std::string c = distinct_values(current, item.key());
-    if (b != c) differs += "\n  " + item.key() + ": baseline " + b + "; current " + c;
+  for (const auto& field : identity_fields()) {
+    const std::string b = distinct_values(baseline, field);
+    const std::string c = distinct_values(current, field);
+    if (b != c) differs += "\n  " + field + ": baseline " + b + "; current " + c;
   }
-  if (differs.empty()) differs = "\n  each parameter takes the same values, but no combination of them appears in both";
-  return "no configuration in common between '" + baseline.path + "' and '" + current.path +
-         "'; they differ in:" + differs +
-         "\nrun the current benchmark with the baseline's parameters (see its command_line)";
+  if (differs.empty()) differs = "\n  each field takes the same values, but no combination of them appears in both";
+  return "no configuration in common between '" + baseline.describe() + "' and '" + current.describe() +
+         "'; they differ in:" + differs + "\nrun the current benchmark with the baseline's parameters (see its command_line)";
 }
 
 }  // namespace
 
-std::string config_label(const ResultRecord& r) {
-  std::ostringstream s;
-  if (r.collective != "allreduce") s << r.collective << " ";
-  s << format_size(r.size_bytes) << " " << r.dtype << " density " << r.density << " block " << r.block_size
-    << " nodes " << r.nodes;
-  if (r.aggregators) s << " aggregators " << r.aggregators;
-  s << " overlap " << r.overlap << " " << r.workload << " " << r.device;
-  if (r.inplace) s << " inplace";
-  return s.str();
-}
-
-Result<Matching> match_configurations(const ResultFile& baseline, const ResultFile& current, uint64_t min_size) {
+Result<Matching> match_configurations(const ResultSide& baseline, const ResultSide& current, uint64_t min_size) {
   const Grouped base = group_by_config(baseline);
   const Grouped cur = group_by_config(current);
   Matching m;
   for (const auto& key : cur.order) {
-    const ResultRecord& rep = cur.first.at(key);
+    const RunConfig& config = cur.first.at(key);
     auto it = base.configs.find(key);
     if (it == base.configs.end()) {
-      m.only_in_current.push_back(config_label(rep));
+      m.only_in_current.push_back(config.label());
       continue;
     }
-    if (rep.size_bytes < min_size) {
+    if (config.size_bytes < min_size) {
       ++m.below_min_size;
       continue;
     }
     MatchedConfig mc;
-    mc.key = rep.config_key();
-    mc.label = config_label(rep);
-    mc.size_bytes = rep.size_bytes;
+    mc.key = config.key();
+    mc.label = config.label();
+    mc.size_bytes = config.size_bytes;
     mc.baseline = it->second;
     mc.current = cur.configs.at(key);
     m.common.push_back(std::move(mc));
   }
   for (const auto& key : base.order)
-    if (!cur.configs.count(key)) m.only_in_baseline.push_back(config_label(base.first.at(key)));
+    if (!cur.configs.count(key) && base.first.at(key).size_bytes >= min_size)
+      m.only_in_baseline.push_back(base.first.at(key).label());
 
   if (m.common.empty() && m.below_min_size == 0) return usage_error(explain_no_overlap(baseline, current));
   if (m.common.empty())
-    return usage_error("every configuration the files share is smaller than --min-size (" +
+    return usage_error("every configuration the sides share is smaller than --min-size (" +
                        std::to_string(m.below_min_size) + " left out): lower --min-size");
   return m;
 }

@@ -1,5 +1,5 @@
-// Pairs the configurations of a baseline and a current result file by their
-// parameters (ResultRecord::config_key), never by position or algorithm list.
+// Pairs the configurations of a baseline and a current side by their
+// identity (RunConfig::key), never by position or algorithm list.
 #pragma once
 
 #include <cstdint>
@@ -14,32 +14,31 @@
 
 namespace omnib {
 
-// Records of one configuration in one file. Several records of one algorithm
-// are repetitions (e.g. files of repeated runs merged), kept in file order.
+// Records of one configuration on one side. Several records of one
+// algorithm are repetitions (several files, or files of repeated runs
+// merged), kept in file order: the k-th record of one algorithm ran beside
+// the k-th record of another.
 struct ConfigRecords {
   std::map<std::string, std::vector<ResultRecord>> by_algo;
 };
 
 struct MatchedConfig {
-  nlohmann::json key;  // config_key()
-  std::string label;   // short human description of the key
+  nlohmann::json key;  // RunConfig::key()
+  std::string label;   // RunConfig::label()
   uint64_t size_bytes = 0;
   ConfigRecords baseline;
   ConfigRecords current;
 };
 
 struct Matching {
-  std::vector<MatchedConfig> common;  // in the current file's order
-  std::vector<std::string> only_in_baseline;  // labels
-  std::vector<std::string> only_in_current;
-  size_t below_min_size = 0;  // common configurations left out by min_size
+  std::vector<MatchedConfig> common;          // in the current side's order
+  std::vector<std::string> only_in_baseline;  // labels: the current run lacks them (a failure)
+  std::vector<std::string> only_in_current;   // labels: new, not judged
+  size_t below_min_size = 0;                  // common configurations left out by min_size
 };
 
-// Usage error when the files share no configuration of at least `min_size`
-// bytes; the message says which parameters differ and their values in each file.
-Result<Matching> match_configurations(const ResultFile& baseline, const ResultFile& current, uint64_t min_size);
-
-// "4M float density 0.01 block 256 nodes 4 ..." for tables and messages.
-std::string config_label(const ResultRecord& r);
+// Usage error when the sides share no configuration of at least `min_size`
+// bytes; the message says which identity fields differ and their values.
+Result<Matching> match_configurations(const ResultSide& baseline, const ResultSide& current, uint64_t min_size);
 
 }  // namespace omnib

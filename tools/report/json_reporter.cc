@@ -4,10 +4,17 @@
 
 namespace omnib {
 
+JsonReporter::JsonReporter(std::string path, const std::vector<ResultRecord>& existing)
+    : path_(std::move(path)), results_(nlohmann::json::array()) {
+  for (const auto& r : existing) results_.push_back(to_json(r));
+}
+
 Status JsonReporter::begin(const RunContext& context) {
   context_ = {{"schema_version", kSchemaVersion},
               {"tool", "omni-bench"},
               {"command_line", context.command_line},
+              {"identity_fields", identity_fields()},
+              {"identity_defaults", omitted_defaults()},
               {"configuration", context.configuration},
               {"environment", context.environment}};
   return flush();

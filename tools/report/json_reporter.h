@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,9 +14,8 @@ namespace omnib {
 
 class JsonReporter final : public Reporter {
  public:
-  // `existing` holds results to keep (e.g. a resumed sweep); null for none.
-  explicit JsonReporter(std::string path, nlohmann::json existing_results = nlohmann::json::array())
-      : path_(std::move(path)), results_(std::move(existing_results)) {}
+  // `existing` holds records to keep (e.g. a resumed sweep's).
+  explicit JsonReporter(std::string path, const std::vector<ResultRecord>& existing = {});
   Status begin(const RunContext& context) override;
   Status add_group(const std::vector<ResultRecord>& group) override;
   Status finish() override;

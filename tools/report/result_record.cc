@@ -1,15 +1,10 @@
 #include "tools/report/result_record.h"
 
+#include "tools/config/json_fields.h"
+
 namespace omnib {
 
 using nlohmann::json;
-
-json ResultRecord::config_key() const {
-  return json{{"collective", collective}, {"size_bytes", size_bytes}, {"dtype", dtype},
-              {"density", density},       {"block_size", block_size}, {"nodes", nodes},
-              {"aggregators", aggregators}, {"overlap", overlap},     {"workload", workload},
-              {"device", device},         {"inplace", inplace}};
-}
 
 namespace {
 
@@ -20,108 +15,214 @@ json stats_json(const TimeStats& s) {
               {"max", s.max},       {"mean", s.mean}, {"stdev", s.stdev}, {"cv", s.cv()}};
 }
 
-TimeStats stats_from(const json& j) {
-  TimeStats s;
-  s.median = j.value("median", 0.0);
-  s.p95 = j.value("p95", 0.0);
-  s.p99 = j.value("p99", 0.0);
-  s.min = j.value("min", 0.0);
-  s.max = j.value("max", 0.0);
-  s.mean = j.value("mean", 0.0);
-  s.stdev = j.value("stdev", 0.0);
-  return s;
+// The median is required; the other statistics are read when present.
+Status read_stats(const json& j, TimeStats& s) {
+  OMNIB_RETURN_IF_ERROR(read_field(j, "median", s.median).with_context("time_us: "));
+  for (auto [name, field] : {std::pair{"p95", &s.p95}, {"p99", &s.p99}, {"min", &s.min}, {"max", &s.max},
+                             {"mean", &s.mean}, {"stdev", &s.stdev}})
+    OMNIB_RETURN_IF_ERROR(read_optional_field(j, name, *field).with_context("time_us: "));
+  return Status::ok();
 }
 
-std::optional<double> number_or_null(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return std::nullopt;
-  return j[key].get<double>();
+json inputs_json(const InputStats& in) {
+  return json{{"element", in.element_density},
+              {"block", in.block_density},
+              {"block_mean", in.mean_block_density},
+              {"union_block", in.union_block_density},
+              {"union_element", in.union_element_density}};
+}
+
+Status read_inputs(const json& j, InputStats& in) {
+  for (auto [name, field] : {std::pair{"element", &in.element_density}, {"block", &in.block_density},
+                             {"block_mean", &in.mean_block_density}, {"union_block", &in.union_block_density},
+                             {"union_element", &in.union_element_density}})
+    OMNIB_RETURN_IF_ERROR(read_field(j, name, *field).with_context("measured_density: "));
+  return Status::ok();
+}
+
+json runs_json(const std::vector<RunSummary>& runs) {
+  json out = json::array();
+  for (const auto& r : runs)
+    out.push_back({{"median_us", r.median_us},
+                   {"cpu_us_per_call", r.cpu_us_per_call},
+                   {"cpu_ns_per_wire_byte", optional_number(r.cpu_ns_per_wire_byte)}});
+  return out;
+}
+
+Status read_runs(const json& j, std::vector<RunSummary>& runs) {
+  if (!j.is_array()) return usage_error("field 'runs': expected an array");
+  for (const auto& e : j) {
+    RunSummary r;
+    OMNIB_RETURN_IF_ERROR(read_field(e, "median_us", r.median_us).with_context("runs: "));
+    OMNIB_RETURN_IF_ERROR(read_field(e, "cpu_us_per_call", r.cpu_us_per_call).with_context("runs: "));
+    OMNIB_RETURN_IF_ERROR(read_nullable(e, "cpu_ns_per_wire_byte", r.cpu_ns_per_wire_byte).with_context("runs: "));
+    runs.push_back(r);
+  }
+  return Status::ok();
+}
+
+json cpu_json(const std::optional<CpuUsage>& c) {
+  if (!c) return nullptr;
+  return json{{"user_us_per_call", c->user_us_per_call},
+              {"sys_us_per_call", c->sys_us_per_call},
+              {"rank_max_us_per_call", c->rank_max_us_per_call},
+              {"ns_per_wire_byte", optional_number(c->ns_per_wire_byte)}};
+}
+
+Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
+  if (!j.contains("cpu") || j["cpu"].is_null()) return Status::ok();
+  const json& c = j["cpu"];
+  CpuUsage u;
+  OMNIB_RETURN_IF_ERROR(read_field(c, "user_us_per_call", u.user_us_per_call).with_context("cpu: "));
+  OMNIB_RETURN_IF_ERROR(read_field(c, "sys_us_per_call", u.sys_us_per_call).with_context("cpu: "));
+  OMNIB_RETURN_IF_ERROR(read_field(c, "rank_max_us_per_call", u.rank_max_us_per_call).with_context("cpu: "));
+  OMNIB_RETURN_IF_ERROR(read_nullable(c, "ns_per_wire_byte", u.ns_per_wire_byte).with_context("cpu: "));
+  out = u;
+  return Status::ok();
+}
+
+Status read_speedups(const json& j, std::map<std::string, double>& out) {
+  if (!j.contains("speedup_vs")) return Status::ok();
+  const json& s = j["speedup_vs"];
+  if (!s.is_object()) return usage_error("field 'speedup_vs': expected an object");
+  for (const auto& [name, value] : s.items()) {
+    double v = 0;
+    OMNIB_RETURN_IF_ERROR(read_field(s, name.c_str(), v).with_context("speedup_vs: "));
+    out[name] = v;
+  }
+  return Status::ok();
+}
+
+Status read_wire(const json& j, int schema_version, ResultRecord& r, std::vector<std::string>* defaulted) {
+  auto wire = object_field(j, "wire_bytes");
+  if (!wire.is_ok()) return wire.status();
+  const json& w = *wire.value();
+  OMNIB_RETURN_IF_ERROR(read_nullable(w, "sent_per_rank_max", r.wire_sent_per_rank_max).with_context("wire_bytes: "));
+  OMNIB_RETURN_IF_ERROR(read_nullable(w, "sent_total", r.wire_sent_total).with_context("wire_bytes: "));
+  OMNIB_RETURN_IF_ERROR(read_optional_field(w, "note", r.wire_note).with_context("wire_bytes: "));
+  if (schema_version < 2) {
+    defaulted->push_back("wire_bytes.frames_per_rank_max");
+    return Status::ok();
+  }
+  OMNIB_RETURN_IF_ERROR(
+      read_nullable(w, "frames_per_rank_max", r.wire_frames_per_rank_max).with_context("wire_bytes: "));
+  return read_nullable(w, "frames_total", r.wire_frames_total).with_context("wire_bytes: ");
+}
+
+// The outcome of a record that ran (skipped records have none).
+Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vector<std::string>* defaulted) {
+  OMNIB_RETURN_IF_ERROR(read_field(j, "iters", r.iters));
+  auto t = object_field(j, "time_us");
+  if (!t.is_ok()) return t.status();
+  OMNIB_RETURN_IF_ERROR(read_stats(*t.value(), r.time_us));
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "samples_us", r.samples_us));
+  OMNIB_RETURN_IF_ERROR(read_field(j, "algbw_GBps", r.algbw_GBps));
+  OMNIB_RETURN_IF_ERROR(read_field(j, "busbw_GBps", r.busbw_GBps));
+  OMNIB_RETURN_IF_ERROR(read_wire(j, schema_version, r, defaulted));
+  if (j.contains("link_bytes") && !j["link_bytes"].is_null()) {
+    OMNIB_RETURN_IF_ERROR(read_nullable(j["link_bytes"], "sent_per_rank_max", r.link_sent_per_rank_max));
+    OMNIB_RETURN_IF_ERROR(read_nullable(j["link_bytes"], "sent_total", r.link_sent_total));
+  }
+  OMNIB_RETURN_IF_ERROR(read_field(j, "checked", r.checked));
+  OMNIB_RETURN_IF_ERROR(read_field(j, "wrong_elements", r.wrong_elements));
+  OMNIB_RETURN_IF_ERROR(read_speedups(j, r.speedup_vs));
+  if (schema_version < 2) {
+    // Schema 1 said "correct": true for unchecked runs; an unchecked run is
+    // never evidence of correctness.
+    bool correct = false;
+    OMNIB_RETURN_IF_ERROR(read_field(j, "correct", correct));
+    if (r.checked) r.correct = correct;
+    r.runs = {RunSummary{r.time_us.median, 0, std::nullopt}};
+    defaulted->insert(defaulted->end(), {"warmup", "repeat", "runs", "wrong_calls", "calls_checked", "cpu"});
+    return Status::ok();
+  }
+  OMNIB_RETURN_IF_ERROR(read_field(j, "warmup", r.warmup));
+  OMNIB_RETURN_IF_ERROR(read_field(j, "repeat", r.repeat));
+  OMNIB_RETURN_IF_ERROR(read_runs(j.contains("runs") ? j["runs"] : json(), r.runs));
+  if (!j.contains("correct")) return usage_error("field 'correct' is missing");
+  if (!j["correct"].is_null()) {
+    bool correct = false;
+    OMNIB_RETURN_IF_ERROR(read_field(j, "correct", correct));
+    r.correct = correct;
+  }
+  if (r.correct && !r.checked) return usage_error("field 'correct': set although the run was not checked");
+  OMNIB_RETURN_IF_ERROR(read_field(j, "wrong_calls", r.wrong_calls));
+  OMNIB_RETURN_IF_ERROR(read_field(j, "calls_checked", r.calls_checked));
+  uint64_t first = 0;
+  bool has_first = false;
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "first_wrong_call", first, &has_first));
+  if (has_first) r.first_wrong_call = first;
+  return read_cpu(j, r.cpu);
 }
 
 }  // namespace
 
 json to_json(const ResultRecord& r) {
-  json j = r.config_key();
+  json j;
   j["algo"] = r.algo;
-  j["count"] = r.count;
-  j["seed"] = r.seed;
+  j["config"] = r.config.key();
+  j["count"] = r.config.count();
   j["skipped"] = r.skipped;
   if (r.skipped) j["skip_reason"] = r.skip_reason;
+  j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max}, {"sent_total", r.analytic_sent_total}};
+  j["measured_density"] = inputs_json(r.inputs);
+  if (r.skipped) return j;
   j["iters"] = r.iters;
+  j["warmup"] = r.warmup;
+  j["repeat"] = r.repeat;
   j["time_us"] = stats_json(r.time_us);
   j["samples_us"] = r.samples_us;
+  j["runs"] = runs_json(r.runs);
   j["algbw_GBps"] = r.algbw_GBps;
   j["busbw_GBps"] = r.busbw_GBps;
   j["busbw_convention"] = "dense: algbw*2(n-1)/n";
   j["wire_bytes"] = {{"sent_per_rank_max", optional_number(r.wire_sent_per_rank_max)},
-                     {"sent_total", optional_number(r.wire_sent_total)}};
+                     {"sent_total", optional_number(r.wire_sent_total)},
+                     {"frames_per_rank_max", optional_number(r.wire_frames_per_rank_max)},
+                     {"frames_total", optional_number(r.wire_frames_total)}};
   if (!r.wire_note.empty()) j["wire_bytes"]["note"] = r.wire_note;
   if (r.link_sent_per_rank_max)
     j["link_bytes"] = {{"sent_per_rank_max", *r.link_sent_per_rank_max},
                        {"sent_total", optional_number(r.link_sent_total)}};
-  j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max},
-                         {"sent_total", r.analytic_sent_total}};
-  j["measured_density"] = {{"element", r.inputs.element_density},
-                           {"block", r.inputs.block_density},
-                           {"block_mean", r.inputs.mean_block_density},
-                           {"union_block", r.inputs.union_block_density},
-                           {"union_element", r.inputs.union_element_density}};
   j["checked"] = r.checked;
+  j["correct"] = r.correct ? json(*r.correct) : json(nullptr);
   j["wrong_elements"] = r.wrong_elements;
-  j["correct"] = r.correct;
+  j["wrong_calls"] = r.wrong_calls;
+  j["calls_checked"] = r.calls_checked;
+  if (r.first_wrong_call) j["first_wrong_call"] = *r.first_wrong_call;
+  j["cpu"] = cpu_json(r.cpu);
   j["speedup_vs"] = r.speedup_vs;
   if (!r.note.empty()) j["note"] = r.note;
   return j;
 }
 
-ResultRecord record_from_json(const json& j) {
+Result<ResultRecord> record_from_json(const json& j, int schema_version, std::vector<std::string>* defaulted) {
+  if (!j.is_object()) return usage_error("a result record must be a JSON object");
+  std::vector<std::string> ignored;
+  if (!defaulted) defaulted = &ignored;
   ResultRecord r;
-  r.collective = j.value("collective", "allreduce");
-  r.algo = j.value("algo", "");
-  r.size_bytes = j.value("size_bytes", uint64_t{0});
-  r.count = j.value("count", uint64_t{0});
-  r.dtype = j.value("dtype", "");
-  r.density = j.value("density", 0.0);
-  r.block_size = j.value("block_size", uint64_t{0});
-  r.nodes = j.value("nodes", 0);
-  r.aggregators = j.value("aggregators", 0);
-  r.overlap = j.value("overlap", "");
-  r.workload = j.value("workload", "");
-  r.device = j.value("device", "");
-  r.inplace = j.value("inplace", false);
-  r.seed = j.value("seed", uint64_t{0});
-  r.skipped = j.value("skipped", false);
-  r.skip_reason = j.value("skip_reason", "");
-  r.iters = j.value("iters", 0);
-  if (j.contains("time_us")) r.time_us = stats_from(j["time_us"]);
-  if (j.contains("samples_us")) r.samples_us = j["samples_us"].get<std::vector<double>>();
-  r.algbw_GBps = j.value("algbw_GBps", 0.0);
-  r.busbw_GBps = j.value("busbw_GBps", 0.0);
-  if (j.contains("wire_bytes")) {
-    r.wire_sent_per_rank_max = number_or_null(j["wire_bytes"], "sent_per_rank_max");
-    r.wire_sent_total = number_or_null(j["wire_bytes"], "sent_total");
-    r.wire_note = j["wire_bytes"].value("note", "");
+  OMNIB_RETURN_IF_ERROR(read_field(j, "algo", r.algo));
+  const json* config = &j;
+  if (schema_version >= 2) {
+    auto c = object_field(j, "config");
+    if (!c.is_ok()) return c.status();
+    config = c.value();
   }
-  if (j.contains("link_bytes")) {
-    r.link_sent_per_rank_max = number_or_null(j["link_bytes"], "sent_per_rank_max");
-    r.link_sent_total = number_or_null(j["link_bytes"], "sent_total");
-  }
+  auto cfg = run_config_from_json(*config, schema_version, defaulted);
+  if (!cfg.is_ok()) return cfg.status().with_context(schema_version >= 2 ? "config: " : "");
+  r.config = cfg.take();
+  OMNIB_RETURN_IF_ERROR(read_field(j, "skipped", r.skipped));
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "skip_reason", r.skip_reason));
   if (j.contains("analytic_bytes")) {
-    r.analytic_sent_per_rank_max = j["analytic_bytes"].value("sent_per_rank_max", 0.0);
-    r.analytic_sent_total = j["analytic_bytes"].value("sent_total", 0.0);
+    OMNIB_RETURN_IF_ERROR(read_field(j["analytic_bytes"], "sent_per_rank_max", r.analytic_sent_per_rank_max)
+                              .with_context("analytic_bytes: "));
+    OMNIB_RETURN_IF_ERROR(
+        read_field(j["analytic_bytes"], "sent_total", r.analytic_sent_total).with_context("analytic_bytes: "));
   }
-  if (j.contains("measured_density")) {
-    const auto& m = j["measured_density"];
-    r.inputs.element_density = m.value("element", 0.0);
-    r.inputs.block_density = m.value("block", 0.0);
-    r.inputs.mean_block_density = m.value("block_mean", 0.0);
-    r.inputs.union_block_density = m.value("union_block", 0.0);
-    r.inputs.union_element_density = m.value("union_element", 0.0);
-  }
-  r.checked = j.value("checked", false);
-  r.wrong_elements = j.value("wrong_elements", uint64_t{0});
-  r.correct = j.value("correct", false);
-  if (j.contains("speedup_vs")) r.speedup_vs = j["speedup_vs"].get<std::map<std::string, double>>();
-  r.note = j.value("note", "");
+  if (j.contains("measured_density")) OMNIB_RETURN_IF_ERROR(read_inputs(j["measured_density"], r.inputs));
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "note", r.note));
+  if (r.skipped) return r;
+  OMNIB_RETURN_IF_ERROR(read_outcome(j, schema_version, r, defaulted));
   return r;
 }
 

@@ -10,11 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/status.h"
+#include "tools/config/run_config.h"
 #include "tools/stats.h"
 
 namespace omnib {
 
-constexpr int kSchemaVersion = 1;
+// Version 2: the identity fields moved into "config" (RunConfig); every call
+// is checked (wrong_calls); unchecked runs have "correct": null; runs of
+// --repeat, frame counts and CPU time were added.
+constexpr int kSchemaVersion = 2;
 
 // The measured sparsity of one configuration's inputs.
 struct InputStats {
@@ -25,33 +30,42 @@ struct InputStats {
   double union_element_density = 0;
 };
 
+// One whole run of interleaved rounds (--repeat makes several): what compare
+// judges when it looks at the spread between runs.
+struct RunSummary {
+  double median_us = 0;        // median of the run's per-iteration times
+  double cpu_us_per_call = 0;  // CPU time of all ranks per timed call
+  std::optional<double> cpu_ns_per_wire_byte;
+};
+
+// CPU time (user + system, getrusage of each rank's process) per timed call.
+struct CpuUsage {
+  double user_us_per_call = 0;  // all ranks
+  double sys_us_per_call = 0;   // all ranks
+  double rank_max_us_per_call = 0;
+  std::optional<double> ns_per_wire_byte;  // all ranks' CPU / all ranks' wire bytes
+};
+
 struct ResultRecord {
-  // Configuration.
-  std::string collective = "allreduce";
   std::string algo;
-  uint64_t size_bytes = 0;
-  uint64_t count = 0;
-  std::string dtype;
-  double density = 0;  // asked for
-  uint64_t block_size = 0;
-  int nodes = 0;
-  int aggregators = 0;
-  std::string overlap;
-  std::string workload;
-  std::string device;
-  bool inplace = false;
-  uint64_t seed = 0;
+  RunConfig config;
 
   // Outcome.
   bool skipped = false;
   std::string skip_reason;
   int iters = 0;
-  TimeStats time_us;
-  std::vector<double> samples_us;  // per-iteration times (max over ranks), in run order
+  int warmup = 0;
+  int repeat = 1;
+  TimeStats time_us;                // over every timed iteration of every run
+  std::vector<double> samples_us;   // per-iteration times (max over ranks), run after run
+  std::vector<RunSummary> runs;     // one per --repeat
   double algbw_GBps = 0;
   double busbw_GBps = 0;
-  std::optional<double> wire_sent_per_rank_max;  // bytes per iteration
+  // Per iteration, over the timed calls; absent when the backend cannot count.
+  std::optional<double> wire_sent_per_rank_max;
   std::optional<double> wire_sent_total;
+  std::optional<double> wire_frames_per_rank_max;
+  std::optional<double> wire_frames_total;
   std::string wire_note;  // why wire bytes are missing, if they are
   // Bytes the emulated links transmitted per iteration (--net emulate only).
   std::optional<double> link_sent_per_rank_max;
@@ -60,17 +74,23 @@ struct ResultRecord {
   double analytic_sent_total = 0;
   InputStats inputs;
   bool checked = false;
-  uint64_t wrong_elements = 0;
-  bool correct = false;
+  std::optional<bool> correct;  // null when unchecked: never "correct" by default
+  uint64_t wrong_elements = 0;  // over every checked call and rank
+  uint64_t wrong_calls = 0;     // calls in which some rank had a wrong element
+  uint64_t calls_checked = 0;   // per rank: warm-up and timed calls of every run
+  std::optional<uint64_t> first_wrong_call;  // 0-based, in run order, warm-ups included
+  std::optional<CpuUsage> cpu;
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
   std::string note;
-
-  // The parameters that identify a configuration (everything but algo).
-  nlohmann::json config_key() const;
 };
 
 nlohmann::json to_json(const ResultRecord& r);
-ResultRecord record_from_json(const nlohmann::json& j);
+
+// Reads a record of a file with `schema_version` (1 or 2). Every field is
+// type-checked (the error names it). Fields a schema 1 record lacks take
+// their defaults and are appended to `defaulted`.
+Result<ResultRecord> record_from_json(const nlohmann::json& j, int schema_version,
+                                      std::vector<std::string>* defaulted);
 
 // Fills speedup_vs of each record from the others' median times.
 void compute_speedups(std::vector<ResultRecord>& group);
@@ -78,7 +98,7 @@ void compute_speedups(std::vector<ResultRecord>& group);
 // Written once per run: how and where it ran.
 struct RunContext {
   std::string command_line;
-  nlohmann::json configuration;  // options as given
+  nlohmann::json configuration;  // the plan as the run understood it
   nlohmann::json environment;    // versions, hosts, ranks, git revision
 };
 

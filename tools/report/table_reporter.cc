@@ -2,22 +2,25 @@
 
 #include <string>
 
+#include "tools/size_parse.h"
+
 namespace omnib {
 namespace {
 
-std::string short_bytes(std::optional<double> b) {
-  if (!b) return "n/a";
+std::string bytes_or_na(std::optional<double> b) { return b ? format_bytes(*b) : "n/a"; }
+
+// CPU time per wire byte in nanoseconds, or "-" when the backend counts no bytes.
+std::string cpu_per_byte(const ResultRecord& r) {
+  if (!r.cpu || !r.cpu->ns_per_wire_byte) return "-";
   char buf[32];
-  double v = *b;
-  if (v >= 1e9)
-    std::snprintf(buf, sizeof(buf), "%.2fG", v / 1e9);
-  else if (v >= 1e6)
-    std::snprintf(buf, sizeof(buf), "%.2fM", v / 1e6);
-  else if (v >= 1e3)
-    std::snprintf(buf, sizeof(buf), "%.1fK", v / 1e3);
-  else
-    std::snprintf(buf, sizeof(buf), "%.0f", v);
+  std::snprintf(buf, sizeof(buf), "%.2f", *r.cpu->ns_per_wire_byte);
   return buf;
+}
+
+// "0", "1234", or "unchecked" (-c 0): an unchecked row never reads as correct.
+std::string wrong_text(const ResultRecord& r) {
+  if (!r.checked) return "unchecked";
+  return std::to_string(r.wrong_elements);
 }
 
 }  // namespace
@@ -30,7 +33,8 @@ Status TableReporter::begin(const RunContext& context) {
                env.value("nodes", 0), env.value("aggregators", 0), env.value("launcher", "?").c_str(),
                env.contains("hosts") ? env["hosts"].dump().c_str() : "?");
   std::fprintf(out_, "# times are per iteration, max over ranks; busbw uses the dense convention algbw*2(n-1)/n;\n");
-  std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes\n");
+  std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes;\n");
+  std::fprintf(out_, "# cpu/B = CPU time of all ranks per wire byte; every call's output is poisoned and checked\n");
   const auto& cfg = context.configuration;
   show_link_ = cfg.value("net", "") == "emulate";
   if (show_link_)
@@ -38,14 +42,14 @@ Status TableReporter::begin(const RunContext& context) {
                  "per iteration (all headers and ACKs)\n",
                  cfg.value("link_rate", "?").c_str(), cfg.value("link_delay", "?").c_str());
   std::fprintf(out_, "#\n");
-  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "size(B)", "count",
-               "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
-               "wire/rank", "model", "speedup", "#wrong");
-  if (show_link_) std::fprintf(out_, " %9s", "link/rank");
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %9s", "size(B)",
+               "count", "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
+               "wire/rank", "model", "cpu/B", "speedup", "#wrong");
+  if (show_link_) std::fprintf(out_, " %10s", "link/rank");
   std::fputc('\n', out_);
-  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %9s %9s %8s %7s", "", "", "", "",
-               "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "(B)", "(B)", "of 1st", "");
-  if (show_link_) std::fprintf(out_, " %9s", "(B)");
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %9s", "", "", "",
+               "", "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "", "", "(ns)", "of 1st", "");
+  if (show_link_) std::fprintf(out_, " %10s", "");
   std::fputc('\n', out_);
   std::fflush(out_);
   return Status::ok();
@@ -59,8 +63,10 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     if (!r.skipped && !first) first = &r;
   for (const auto& r : group) {
     if (r.skipped) {
-      std::fprintf(out_, "%12llu %11llu %6s %-22s  skipped: %s\n", static_cast<unsigned long long>(r.size_bytes),
-                   static_cast<unsigned long long>(r.count), r.dtype.c_str(), r.algo.c_str(), r.skip_reason.c_str());
+      std::fprintf(out_, "%12llu %11llu %6s %-22s  skipped: %s\n",
+                   static_cast<unsigned long long>(r.config.size_bytes),
+                   static_cast<unsigned long long>(r.config.count()), std::string(dtype_name(r.config.dtype)).c_str(),
+                   r.algo.c_str(), r.skip_reason.c_str());
       continue;
     }
     std::string speedup = "-";
@@ -70,18 +76,26 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
       std::snprintf(buf, sizeof(buf), "%.2fx", it->second);
       speedup = buf;
     }
-    std::string wrong = r.checked ? std::to_string(r.wrong_elements) : "N/A";
-    std::fprintf(out_, "%12llu %11llu %6s %-22s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %9s %9s %8s %7s",
-                 static_cast<unsigned long long>(r.size_bytes), static_cast<unsigned long long>(r.count),
-                 r.dtype.c_str(), r.algo.c_str(), r.inputs.element_density, r.inputs.block_density,
-                 r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99, r.algbw_GBps,
-                 r.busbw_GBps, short_bytes(r.wire_sent_per_rank_max).c_str(),
-                 short_bytes(r.analytic_sent_per_rank_max).c_str(), speedup.c_str(), wrong.c_str());
-    if (show_link_) std::fprintf(out_, " %9s", short_bytes(r.link_sent_per_rank_max).c_str());
+    std::fprintf(out_, "%12llu %11llu %6s %-22s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %10s %10s %8s %8s %9s",
+                 static_cast<unsigned long long>(r.config.size_bytes), static_cast<unsigned long long>(r.config.count()),
+                 std::string(dtype_name(r.config.dtype)).c_str(), r.algo.c_str(), r.inputs.element_density,
+                 r.inputs.block_density, r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99,
+                 r.algbw_GBps, r.busbw_GBps, bytes_or_na(r.wire_sent_per_rank_max).c_str(),
+                 format_bytes(r.analytic_sent_per_rank_max).c_str(), cpu_per_byte(r).c_str(), speedup.c_str(),
+                 wrong_text(r).c_str());
+    if (show_link_) std::fprintf(out_, " %10s", bytes_or_na(r.link_sent_per_rank_max).c_str());
     std::fputc('\n', out_);
     ++rows_;
     busbw_sum_ += r.busbw_GBps;
-    if (r.checked && !r.correct) ++wrong_rows_;
+    if (!r.checked) ++unchecked_rows_;
+    if (r.correct == false) {
+      ++wrong_rows_;
+      std::fprintf(out_, "#   %s: WRONG in %llu of %llu checked calls (first: call %llu), %llu elements in all\n",
+                   r.algo.c_str(), static_cast<unsigned long long>(r.wrong_calls),
+                   static_cast<unsigned long long>(r.calls_checked),
+                   static_cast<unsigned long long>(r.first_wrong_call.value_or(0)),
+                   static_cast<unsigned long long>(r.wrong_elements));
+    }
     if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
   }
   std::fflush(out_);
@@ -89,7 +103,11 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
 }
 
 Status TableReporter::finish() {
-  std::fprintf(out_, "# Out of bounds values : %d %s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK");
+  if (unchecked_rows_ == rows_ && rows_ > 0)
+    std::fprintf(out_, "# Out of bounds values : unchecked (-c 0)\n");
+  else
+    std::fprintf(out_, "# Out of bounds values : %d %s%s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK",
+                 unchecked_rows_ ? " (some rows unchecked)" : "");
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
   std::fflush(out_);
   return Status::ok();

@@ -19,6 +19,7 @@ class TableReporter final : public Reporter {
   std::FILE* out_;
   int rows_ = 0;
   int wrong_rows_ = 0;
+  int unchecked_rows_ = 0;
   double busbw_sum_ = 0;
   bool show_link_ = false;  // the link/rank column, under --net emulate
 };

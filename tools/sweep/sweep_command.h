@@ -12,17 +12,18 @@ namespace omnib {
 
 struct SweepOptions {
   std::string densities = "0.1";
-  std::string block_sizes = "256";
+  std::string block_sizes;  // default: the engine's block size
   std::string nodes = "4";
   std::string aggregators;  // comma list of counts or "nodes"; empty: colocated
   std::string overlaps = "random";
   std::string workloads = "blocks";
   std::string link_rates;
+  std::string net = "loopback";  // emulate: every point on emulated links
   std::string algos = "omni";
   std::string sizes;  // comma list; overrides -b/-e/-f
   std::string min_bytes = "1M";
   std::string max_bytes = "1M";
-  double step_factor = 2;
+  std::string step_factor = "2";
   std::string json_path;
   bool resume = false;
   bool force = false;
@@ -30,6 +31,9 @@ struct SweepOptions {
 };
 
 void bind_sweep_options(CLI::App& cmd, SweepOptions& o);
+// Returns the process exit code: the first failing point's code, 128 + the
+// signal when SIGINT or SIGTERM stopped it (the JSON then holds every point
+// that finished), 2 for usage errors.
 int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv);
 
 }  // namespace omnib

@@ -1,72 +1,65 @@
-// The configurations a sweep runs: the cross product of its lists, each one
-// an `omni-bench allreduce` invocation over every size and algorithm.
+// The points a sweep runs: the cross product of its lists, each point one
+// `omni-bench allreduce` invocation over every size and algorithm. Each
+// point is planned with the same function allreduce uses (plan_allreduce),
+// so the sweep knows the exact configurations (RunConfig) it will write:
+// resuming compares them by key, never by re-parsing numbers.
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "engine/status.h"
+#include "tools/report/result_record.h"
+#include "tools/run_plan.h"
 
 namespace omnib {
 
 // The swept dimensions as given on the command line (comma lists).
 struct SweepLists {
   std::vector<std::string> densities{"0.1"};
-  std::vector<std::string> block_sizes{"256"};
+  std::vector<std::string> block_sizes{std::to_string(kDefaultBlockSize)};
   std::vector<std::string> nodes{"4"};
   // Dedicated aggregator counts; "nodes" means one per worker of the point.
   // Empty: colocated shards (allreduce's default).
   std::vector<std::string> aggregators;
   std::vector<std::string> overlaps{"random"};
   std::vector<std::string> workloads{"blocks"};
-  std::vector<std::string> link_rates;  // empty: no emulated links
-  std::vector<uint64_t> sizes;          // bytes
+  std::vector<std::string> link_rates;  // non-empty: emulated links at each rate
   std::vector<std::string> algos{"omni"};
+  bool emulate = false;  // --net emulate (implied by link rates)
+  // How every point picks its sizes: allreduce's own size options.
+  std::vector<std::string> size_args{"-b", "1M", "-e", "1M"};
+  std::vector<std::string> passthrough;  // every other allreduce option, as given
 };
 
-// One point of the sweep: everything but the sizes and algorithms, which one
-// allreduce invocation covers.
+// One point: its allreduce arguments and the plan they make.
 struct SweepPoint {
-  std::string density;  // empty when the workload fixes it (presets, npy)
-  std::string block_size;
-  std::string nodes;
-  std::string aggregators;  // a count; empty when not given
-  std::string overlap;
-  std::string workload;
-  std::string workload_label;  // as results record it (e.g. "zipf:1.1" for "zipf")
-  std::string link_rate;  // empty when not emulating
-  std::vector<uint64_t> sizes;  // still to run (resume drops finished ones)
+  std::vector<std::string> args;  // allreduce arguments, sizes excluded
+  std::string description;        // "nodes 4, density 0.1, block 256"
+  RunPlan plan;                   // what allreduce will do with args and the sweep's sizes
+  std::vector<uint64_t> todo;     // sizes still to run (resume drops finished ones)
 
-  // The allreduce arguments for this point (sizes as one -b/-e list run).
-  std::vector<std::string> allreduce_args(const std::vector<std::string>& algos) const;
-  std::string describe() const;
+  // The arguments of the child run: args, the sizes still to do, -J `json`.
+  std::vector<std::string> allreduce_args(const std::string& json) const;
 };
-
-// Whether a workload fixes its own density (then the density list is not
-// crossed with it).
-bool workload_fixes_density(const std::string& workload);
 
 // Usage error unless every item is a non-negative count or "nodes".
 Status check_aggregator_list(const std::vector<std::string>& aggregators);
 
-// The cross product, nodes outermost so ranks are relaunched as rarely as
-// possible when the node count changes. `label` maps a --workload text to
-// the name results record (identity when null).
-std::vector<SweepPoint> expand_sweep(const SweepLists& lists,
-                                     const std::function<std::string(const std::string&)>& label = nullptr);
+// The cross product, nodes outermost so that ranks are relaunched as rarely
+// as possible when the node count changes, each point planned. A point that
+// allreduce would refuse is a usage error naming the point.
+Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& lists);
 
-// Drops from `points` every (point, size) whose records for all `algos` are
-// already in `existing_results` (a results[] array), and points left empty.
-// Returns how many (point, size) pairs were dropped.
-size_t drop_finished(std::vector<SweepPoint>& points, const std::vector<std::string>& algos,
-                     const nlohmann::json& existing_results);
+// The (algorithm, configuration) pairs `records` hold, as
+// "algo|RunConfig::key_text()".
+std::set<std::string> finished_keys(const std::vector<ResultRecord>& records);
 
-// Parses a --sizes list ("1M,4M,64M") or -b/-e/-f into sizes.
-Result<std::vector<uint64_t>> sweep_sizes(const std::string& list, const std::string& min_bytes,
-                                          const std::string& max_bytes, double factor);
+// Drops from every point the sizes whose records for all of the point's
+// algorithms are in `finished`, and points left with none. Returns how many
+// (point, size) pairs were dropped.
+size_t drop_finished(std::vector<SweepPoint>& points, const std::set<std::string>& finished);
 
 }  // namespace omnib

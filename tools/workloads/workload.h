@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/block_layout.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
 
@@ -30,7 +31,7 @@ struct WorkloadSpec {
   // (e.g. "zipf:1.1", "preset:vgg19").
   std::string label = "blocks";
   double density = 0.1;  // fraction of non-zero elements per rank
-  size_t block_size = 256;
+  size_t block_size = kDefaultBlockSize;
   Overlap overlap;
   uint64_t seed = 1;
   int nodes = 1;

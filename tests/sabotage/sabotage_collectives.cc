@@ -1,0 +1,131 @@
+#include "tests/sabotage/sabotage_collectives.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/collective.h"
+#include "engine/omni/omni_collective.h"
+#include "tools/measure/cpu_time.h"
+
+namespace omnib::sabotage {
+namespace {
+
+enum class Fault { kNoop, kIdentity, kCorruptOneCall, kTail, kDoubleCpu, kSleep };
+
+// Wraps a correct collective and breaks it in one way.
+class Saboteur final : public Collective {
+ public:
+  Saboteur(std::unique_ptr<Collective> inner, Fault fault) : inner_(std::move(inner)), fault_(fault) {}
+
+  Status allreduce(const TensorView& in, const TensorView& out) override {
+    ++calls_;
+    switch (fault_) {
+      case Fault::kNoop:
+        return Status::ok();
+      case Fault::kIdentity:
+        if (out.data != in.data && in.data) std::memcpy(out.data, in.data, in.bytes());
+        return Status::ok();
+      case Fault::kCorruptOneCall: {
+        OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
+        if (calls_ == 3 && out.data && out.count > 0) {
+          // One block of 256 elements in the middle, set to a value no sum holds.
+          const size_t first = out.count / 2, n = std::min<size_t>(256, out.count - first);
+          std::memset(static_cast<uint8_t*>(out.data) + first * 4, 0x55, n * 4);
+        }
+        return Status::ok();
+      }
+      case Fault::kTail: {
+        // The last quarter keeps whatever the output held before the call.
+        const size_t first = out.count - out.count / 4;
+        std::vector<uint8_t> kept;
+        if (out.data) kept.assign(static_cast<uint8_t*>(out.data) + first * 4, static_cast<uint8_t*>(out.data) + out.bytes());
+        OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
+        if (out.data) std::memcpy(static_cast<uint8_t*>(out.data) + first * 4, kept.data(), kept.size());
+        return Status::ok();
+      }
+      case Fault::kDoubleCpu: {
+        const CpuTime before = process_cpu_time();
+        OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
+        const double used = (process_cpu_time() - before).total_us();
+        const CpuTime spin_start = process_cpu_time();
+        volatile uint64_t sink = 0;
+        while ((process_cpu_time() - spin_start).total_us() < used)
+          for (int i = 0; i < 1000; ++i) sink = sink + static_cast<uint64_t>(i);
+        return Status::ok();
+      }
+      case Fault::kSleep: {
+        const auto t0 = std::chrono::steady_clock::now();
+        OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
+        const char* us = std::getenv("OMNIB_SABOTAGE_SLEEP_US");
+        const auto pause = us ? std::chrono::microseconds(std::atoll(us))
+                              : std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
+        std::this_thread::sleep_for(pause);
+        return Status::ok();
+      }
+    }
+    return internal_error("unknown fault");
+  }
+
+  std::optional<ByteCounters> wire_counters() const override { return inner_->wire_counters(); }
+  std::string wire_note() const override { return inner_->wire_note(); }
+
+ private:
+  std::unique_ptr<Collective> inner_;
+  Fault fault_;
+  uint64_t calls_ = 0;
+};
+
+// `base` with its create() wrapped in a Saboteur.
+CollectiveInfo broken(const CollectiveInfo& base, std::string name, Fault fault) {
+  CollectiveInfo info = base;
+  info.name = std::move(name);
+  info.summary = "deliberately broken (" + base.name + "): for tests of the checks only";
+  auto create = base.create;
+  info.create = [create, fault](const CollectiveSetup& s) -> Result<std::unique_ptr<Collective>> {
+    auto inner = create(s);
+    if (!inner.is_ok()) return inner.status();
+    return std::unique_ptr<Collective>(new Saboteur(inner.take(), fault));
+  };
+  return info;
+}
+
+Status replace_omni(const std::string& how) {
+  const CollectiveInfo* omni = CollectiveRegistry::instance().find("omni");
+  if (!omni) return internal_error("no omni to sabotage");
+  if (how == "dense") {
+    CollectiveInfo info = *omni;
+    info.create = [](const CollectiveSetup& s) {
+      OmniOptions o;
+      o.dense = true;
+      return OmniCollective::create(s, o);
+    };
+    return CollectiveRegistry::instance().replace(info);
+  }
+  Fault fault;
+  if (how == "noop") fault = Fault::kNoop;
+  else if (how == "double-cpu") fault = Fault::kDoubleCpu;
+  else if (how == "sleep") fault = Fault::kSleep;
+  else return usage_error("OMNIB_SABOTAGE_OMNI='" + how + "': use noop, dense, double-cpu or sleep");
+  return CollectiveRegistry::instance().replace(broken(*omni, "omni", fault));
+}
+
+}  // namespace
+
+Status install() {
+  CollectiveRegistry& registry = CollectiveRegistry::instance();
+  const CollectiveInfo* ring = registry.find("ring");
+  if (!ring) return internal_error("no ring algorithm to wrap");
+  const CollectiveInfo base = *ring;
+  registry.add(broken(base, "sabotage-noop", Fault::kNoop));
+  registry.add(broken(base, "sabotage-identity", Fault::kIdentity));
+  registry.add(broken(base, "sabotage-corrupt", Fault::kCorruptOneCall));
+  registry.add(broken(base, "sabotage-tail", Fault::kTail));
+  if (const char* how = std::getenv("OMNIB_SABOTAGE_OMNI"); how && *how) return replace_omni(how);
+  return Status::ok();
+}
+
+}  // namespace omnib::sabotage

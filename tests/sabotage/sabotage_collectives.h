@@ -1,0 +1,28 @@
+// Deliberately broken algorithms, built only into the test suite's
+// omni-bench-sabotage binary, to prove that the harness's checks and the CI
+// gate catch what they claim to catch. Never linked into omni-bench itself.
+//
+// Always registered (each wraps `ring`, a correct allreduce):
+//   sabotage-noop      writes nothing
+//   sabotage-identity  returns its input unchanged
+//   sabotage-corrupt   correct, except one block of one call (the third)
+//   sabotage-tail      correct, except the last quarter of the output, left unwritten
+//
+// With OMNIB_SABOTAGE_OMNI set, `omni` itself is replaced by a broken one,
+// so that an unmodified gate script (ci/perf_gate.sh) runs it:
+//   noop        writes nothing (and sends nothing)
+//   dense       sends every block, zero blocks included (the ps protocol)
+//   double-cpu  after each call, burns as much CPU as the call used
+//   sleep       after each call, sleeps OMNIB_SABOTAGE_SLEEP_US microseconds
+//               (default: as long as the call took)
+#pragma once
+
+#include "engine/status.h"
+
+namespace omnib::sabotage {
+
+// Registers the sabotage algorithms and applies OMNIB_SABOTAGE_OMNI. Call
+// once, before the command line is parsed.
+Status install();
+
+}  // namespace omnib::sabotage

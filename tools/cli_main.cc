@@ -1,0 +1,81 @@
+#include "tools/cli_main.h"
+
+#include <malloc.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "engine/collective.h"
+#include "engine/status.h"
+#include "tools/allreduce_command.h"
+#include "tools/build_info.h"
+#include "tools/git_revision.h"
+#include "tools/compare/compare_command.h"
+#include "tools/net/net_command.h"
+#include "tools/plot_command.h"
+#include "tools/sweep/sweep_command.h"
+
+namespace omnib {
+
+int run_omni_bench(int argc, char** argv) {
+  // Frames and tensors are large and recycled: keep them on the heap instead
+  // of mapping and unmapping pages on every allocation.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+
+  std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"omni-bench: block-sparse allreduce engine and head-to-head collective benchmark"};
+  app.set_version_flag("--version", std::string("omni-bench ") + OMNIB_VERSION + " (" + OMNIB_GIT_REVISION + ")");
+  app.require_subcommand(1);
+
+  AllreduceOptions allreduce;
+  auto* allreduce_cmd = app.add_subcommand("allreduce", "measure allreduce algorithms on sparse inputs");
+  bind_allreduce_options(*allreduce_cmd, allreduce);
+
+  auto* list_cmd = app.add_subcommand("list", "list the algorithms this build knows");
+
+  SweepOptions sweep;
+  auto* sweep_cmd = app.add_subcommand("sweep", "run allreduce over every combination of comma lists into one JSON");
+  bind_sweep_options(*sweep_cmd, sweep);
+
+  CompareOptions compare;
+  auto* compare_cmd =
+      app.add_subcommand("compare", "CI gate: judge a result file against a baseline (exit 5 on regression)");
+  bind_compare_options(*compare_cmd, compare);
+
+  NetCommandOptions net;
+  auto* net_cmd = add_net_command(app, net);
+
+  PlotOptions plot;
+  auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
+  bind_plot_options(*plot_cmd, plot);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    // CLI11 returns 0 for --help/--version; every real parse error is a usage error.
+    return code == 0 ? 0 : exit_code(Code::kUsage);
+  }
+
+  if (*list_cmd) {
+    for (const auto& name : CollectiveRegistry::instance().names()) {
+      const auto* info = CollectiveRegistry::instance().find(name);
+      std::printf("%-22s %s\n", name.c_str(), info->summary.c_str());
+    }
+    return 0;
+  }
+  if (*allreduce_cmd) return run_allreduce_command(allreduce, args);
+  if (*sweep_cmd) {
+    sweep.passthrough = sweep_cmd->remaining();
+    return run_sweep_command(sweep, args);
+  }
+  if (*net_cmd) return run_net_command(net);
+  if (*compare_cmd) return run_compare_command(compare);
+  if (*plot_cmd) return run_plot_command(plot);
+  return exit_code(Code::kUsage);
+}
+
+}  // namespace omnib

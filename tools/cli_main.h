@@ -1,0 +1,11 @@
+// The omni-bench command line: parses argv and runs the subcommand. main()
+// is this call; a build that links more algorithms (the test suite's
+// sabotage build) calls it too.
+#pragma once
+
+namespace omnib {
+
+// Returns the process exit code (docs/exit-codes.md).
+int run_omni_bench(int argc, char** argv);
+
+}  // namespace omnib

@@ -1,0 +1,190 @@
+#include "tools/config/run_config.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "tools/config/json_fields.h"
+#include "tools/net/link_shape.h"
+#include "tools/size_parse.h"
+
+namespace omnib {
+namespace {
+
+using nlohmann::json;
+
+// One identity field: how it is written and read. `legacy` fields were in
+// every schema 1 record; the others default when a schema 1 record lacks them.
+struct Field {
+  const char* name;
+  bool legacy;
+  json (*get)(const RunConfig&);
+  Status (*set)(RunConfig&, const json&);
+};
+
+template <typename T>
+Status read_into(const json& j, const char* name, T& out) {
+  return read_field(j, name, out);
+}
+
+Status read_dtype(const json& j, RunConfig& c) {
+  std::string text;
+  OMNIB_RETURN_IF_ERROR(read_field(j, "dtype", text));
+  auto t = parse_dtype(text);
+  if (!t) return usage_error("field 'dtype': '" + text + "' is not a type this build knows");
+  c.dtype = *t;
+  return Status::ok();
+}
+
+Status read_device(const json& j, RunConfig& c) {
+  std::string text;
+  OMNIB_RETURN_IF_ERROR(read_field(j, "device", text));
+  if (text != "cpu" && text != "cuda") return usage_error("field 'device': '" + text + "' is neither cpu nor cuda");
+  c.device = text == "cpu" ? DeviceKind::kCpu : DeviceKind::kCuda;
+  return Status::ok();
+}
+
+const Field kFields[] = {
+    {"collective", true, [](const RunConfig& c) { return json(c.collective); },
+     [](RunConfig& c, const json& j) { return read_into(j, "collective", c.collective); }},
+    {"size_bytes", true, [](const RunConfig& c) { return json(c.size_bytes); },
+     [](RunConfig& c, const json& j) { return read_into(j, "size_bytes", c.size_bytes); }},
+    {"dtype", true, [](const RunConfig& c) { return json(std::string(dtype_name(c.dtype))); },
+     [](RunConfig& c, const json& j) { return read_dtype(j, c); }},
+    {"density", true, [](const RunConfig& c) { return json(c.density); },
+     [](RunConfig& c, const json& j) { return read_into(j, "density", c.density); }},
+    {"block_size", true, [](const RunConfig& c) { return json(c.block_size); },
+     [](RunConfig& c, const json& j) { return read_into(j, "block_size", c.block_size); }},
+    {"nodes", true, [](const RunConfig& c) { return json(c.nodes); },
+     [](RunConfig& c, const json& j) { return read_into(j, "nodes", c.nodes); }},
+    {"aggregators", true, [](const RunConfig& c) { return json(c.aggregators); },
+     [](RunConfig& c, const json& j) { return read_into(j, "aggregators", c.aggregators); }},
+    {"overlap", true, [](const RunConfig& c) { return json(c.overlap); },
+     [](RunConfig& c, const json& j) { return read_into(j, "overlap", c.overlap); }},
+    {"workload", true, [](const RunConfig& c) { return json(c.workload); },
+     [](RunConfig& c, const json& j) { return read_into(j, "workload", c.workload); }},
+    {"seed", true, [](const RunConfig& c) { return json(c.seed); },
+     [](RunConfig& c, const json& j) { return read_into(j, "seed", c.seed); }},
+    {"device", true, [](const RunConfig& c) { return json(std::string(device_name(c.device))); },
+     [](RunConfig& c, const json& j) { return read_device(j, c); }},
+    {"inplace", true, [](const RunConfig& c) { return json(c.inplace); },
+     [](RunConfig& c, const json& j) { return read_into(j, "inplace", c.inplace); }},
+    {"net", false, [](const RunConfig& c) { return json(c.net); },
+     [](RunConfig& c, const json& j) { return read_into(j, "net", c.net); }},
+    {"link_rate_bps", false, [](const RunConfig& c) { return json(c.link_rate_bps); },
+     [](RunConfig& c, const json& j) { return read_into(j, "link_rate_bps", c.link_rate_bps); }},
+    {"link_delay_ns", false, [](const RunConfig& c) { return json(c.link_delay_ns); },
+     [](RunConfig& c, const json& j) { return read_into(j, "link_delay_ns", c.link_delay_ns); }},
+    {"transport", false, [](const RunConfig& c) { return json(c.transport); },
+     [](RunConfig& c, const json& j) { return read_into(j, "transport", c.transport); }},
+    {"shard_layout", false, [](const RunConfig& c) { return json(c.shard_layout); },
+     [](RunConfig& c, const json& j) { return read_into(j, "shard_layout", c.shard_layout); }},
+};
+
+// Schema 1 sweep files named the emulated rate of a point as a string.
+Status read_legacy_link_rate(const json& j, RunConfig& c, std::vector<std::string>* defaulted) {
+  std::string rate;
+  bool present = false;
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "link_rate", rate, &present));
+  if (!present || rate.empty()) return Status::ok();
+  auto bps = parse_link_rate(rate);
+  if (!bps.is_ok()) return bps.status().with_context("field 'link_rate': ");
+  c.net = "emulate";
+  c.link_rate_bps = bps.value();
+  std::erase(*defaulted, std::string("net"));
+  std::erase(*defaulted, std::string("link_rate_bps"));
+  return Status::ok();
+}
+
+std::string shortest(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  // Prefer the short form when it reads back as the same double.
+  char short_buf[40];
+  std::snprintf(short_buf, sizeof(short_buf), "%g", v);
+  return std::strtod(short_buf, nullptr) == v ? short_buf : buf;
+}
+
+}  // namespace
+
+const std::vector<std::string>& identity_fields() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Field& f : kFields) n.emplace_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
+json RunConfig::key() const {
+  json j = json::object();
+  for (const Field& f : kFields) j[f.name] = f.get(*this);
+  return j;
+}
+
+nlohmann::json omitted_defaults() {
+  const RunConfig d;
+  json all = d.key();
+  json out = json::object();
+  for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
+                           "transport", "shard_layout"})
+    out[name] = all[name];
+  return out;
+}
+
+std::string RunConfig::label() const {
+  std::ostringstream s;
+  if (collective != "allreduce") s << collective << " ";
+  s << format_size(size_bytes) << " " << dtype_name(dtype) << " density " << shortest(density) << " block "
+    << block_size << " nodes " << nodes;
+  if (aggregators) s << " aggregators " << aggregators;
+  s << " overlap " << overlap << " " << workload;
+  if (seed != 1) s << " seed " << seed;
+  s << " " << device_name(device);
+  if (inplace) s << " inplace";
+  if (net != "loopback") {
+    s << " " << net << " " << format_link_rate(link_rate_bps);
+    if (link_delay_ns) s << " " << format_link_delay(std::chrono::nanoseconds(link_delay_ns));
+  }
+  if (transport != "tcp") s << " transport " << transport;
+  if (shard_layout != "contiguous") s << " shards " << shard_layout;
+  return s.str();
+}
+
+std::vector<std::string> RunConfig::allreduce_args() const {
+  std::vector<std::string> a{"-b",          std::to_string(size_bytes), "-e",          std::to_string(size_bytes),
+                             "-d",          std::string(dtype_name(dtype)), "--density", shortest(density),
+                             "--block-size", std::to_string(block_size), "--nodes",     std::to_string(nodes),
+                             "--aggregators", std::to_string(aggregators), "--overlap", overlap,
+                             "--workload",  workload,                     "--seed",      std::to_string(seed),
+                             "--device",    std::string(device_name(device))};
+  if (inplace) a.push_back("--inplace");
+  if (net == "emulate") {
+    a.insert(a.end(), {"--net", "emulate", "--link-rate", std::to_string(link_rate_bps) + "bit", "--link-delay",
+                       std::to_string(link_delay_ns) + "ns"});
+  }
+  if (transport != "tcp") a.insert(a.end(), {"--transport", transport});
+  if (shard_layout != "contiguous") a.insert(a.end(), {"--shard-layout", shard_layout});
+  return a;
+}
+
+Result<RunConfig> run_config_from_json(const json& j, int schema_version, std::vector<std::string>* defaulted) {
+  if (!j.is_object()) return usage_error("a configuration must be a JSON object");
+  RunConfig c;
+  std::vector<std::string> missing;
+  for (const Field& f : kFields) {
+    const bool absent = !j.contains(f.name);
+    if (absent && schema_version < 2 && !f.legacy) {
+      missing.emplace_back(f.name);
+      continue;
+    }
+    OMNIB_RETURN_IF_ERROR(f.set(c, j));
+  }
+  if (schema_version < 2) OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
+  if (c.net != "loopback" && c.net != "emulate")
+    return usage_error("field 'net': '" + c.net + "' is neither loopback nor emulate");
+  if (defaulted) defaulted->insert(defaulted->end(), missing.begin(), missing.end());
+  return c;
+}
+
+}  // namespace omnib

@@ -1,0 +1,174 @@
+#include "tools/measure/rank_samples.h"
+
+#include <algorithm>
+
+#include "tools/config/json_fields.h"
+
+namespace omnib {
+
+using nlohmann::json;
+
+namespace {
+
+json counters_json(const ByteCounters& c) { return json::array({c.sent, c.frames_sent}); }
+
+Status read_pair(const json& j, const char* name, uint64_t& a, uint64_t& b) {
+  const json& v = j[name];
+  if (!v.is_array() || v.size() != 2 || !v[0].is_number_unsigned() || !v[1].is_number_unsigned())
+    return usage_error(std::string("field '") + name + "': expected two non-negative integers");
+  a = v[0].get<uint64_t>();
+  b = v[1].get<uint64_t>();
+  return Status::ok();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return percentile_sorted(v, 50);
+}
+
+}  // namespace
+
+json RankSamples::to_json() const {
+  json cpu_runs = json::array();
+  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us});
+  json wrong_calls = json::array();
+  for (const auto& [call, n] : wrong) wrong_calls.push_back({call, n});
+  return json{{"t", times_us},
+              {"cpu", cpu_runs},
+              {"wrong", wrong_calls},
+              {"checked", calls_checked},
+              {"wire", wire ? counters_json(*wire) : json(nullptr)},
+              {"link", link_bytes ? json(*link_bytes) : json(nullptr)}};
+}
+
+Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
+  if (!j.is_object()) return usage_error("samples: expected an object");
+  RankSamples s(runs);
+  const json& t = j.contains("t") ? j["t"] : json();
+  if (!t.is_array() || t.size() != static_cast<size_t>(runs))
+    return usage_error("field 't': expected " + std::to_string(runs) + " runs of call times");
+  for (size_t r = 0; r < t.size(); ++r) {
+    json wrapper = {{"t", t[r]}};
+    OMNIB_RETURN_IF_ERROR(read_field(wrapper, "t", s.times_us[r]));
+    // Dedicated aggregators time nothing; workers time every iteration.
+    if (!s.times_us[r].empty() && s.times_us[r].size() != static_cast<size_t>(iters))
+      return usage_error("field 't': run " + std::to_string(r) + " holds " + std::to_string(s.times_us[r].size()) +
+                         " times, not " + std::to_string(iters));
+  }
+  const json& cpu = j.contains("cpu") ? j["cpu"] : json();
+  if (!cpu.is_array() || cpu.size() != static_cast<size_t>(runs))
+    return usage_error("field 'cpu': expected " + std::to_string(runs) + " runs");
+  for (size_t r = 0; r < cpu.size(); ++r) {
+    const json& c = cpu[r];
+    if (!c.is_array() || c.size() != 2 || !c[0].is_number() || !c[1].is_number())
+      return usage_error("field 'cpu': expected [user, system] microseconds per run");
+    s.cpu[r] = {c[0].get<double>(), c[1].get<double>()};
+  }
+  const json& wrong = j.contains("wrong") ? j["wrong"] : json();
+  if (!wrong.is_array()) return usage_error("field 'wrong': expected an array");
+  for (const auto& w : wrong) {
+    json wrapper = {{"wrong", w}};
+    uint64_t call = 0, n = 0;
+    OMNIB_RETURN_IF_ERROR(read_pair(wrapper, "wrong", call, n));
+    s.wrong[call] = n;
+  }
+  OMNIB_RETURN_IF_ERROR(read_field(j, "checked", s.calls_checked));
+  if (j.contains("wire") && !j["wire"].is_null()) {
+    ByteCounters c;
+    OMNIB_RETURN_IF_ERROR(read_pair(j, "wire", c.sent, c.frames_sent));
+    s.wire = c;
+  }
+  if (j.contains("link") && !j["link"].is_null()) {
+    uint64_t link = 0;
+    OMNIB_RETURN_IF_ERROR(read_field(j, "link", link));
+    s.link_bytes = link;
+  }
+  return s;
+}
+
+void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& ranks, ResultRecord& out) {
+  out.iters = f.iters;
+  out.warmup = f.warmup;
+  out.repeat = f.repeat;
+  const double calls = static_cast<double>(f.iters) * f.repeat;  // timed calls per rank
+
+  // Iteration i of run k took as long as its slowest worker.
+  std::vector<std::vector<double>> times(static_cast<size_t>(f.repeat), std::vector<double>(f.iters, 0.0));
+  for (int rank = 0; rank < f.nodes && rank < static_cast<int>(ranks.size()); ++rank)
+    for (size_t k = 0; k < times.size(); ++k)
+      for (size_t i = 0; i < ranks[rank].times_us[k].size(); ++i)
+        times[k][i] = std::max(times[k][i], ranks[rank].times_us[k][i]);
+  out.samples_us.clear();
+  for (const auto& run : times) out.samples_us.insert(out.samples_us.end(), run.begin(), run.end());
+  out.time_us = summarize(out.samples_us);
+
+  bool have_wire = true, have_link = true;
+  double sent_max = 0, sent_total = 0, frames_max = 0, frames_total = 0, link_max = 0, link_total = 0;
+  CpuTime cpu_total;
+  double cpu_rank_max = 0;
+  std::vector<double> run_cpu(static_cast<size_t>(f.repeat), 0.0);
+  std::map<uint64_t, uint64_t> wrong_by_call;
+  for (const RankSamples& s : ranks) {
+    if (s.wire) {
+      sent_max = std::max(sent_max, static_cast<double>(s.wire->sent) / calls);
+      sent_total += static_cast<double>(s.wire->sent) / calls;
+      frames_max = std::max(frames_max, static_cast<double>(s.wire->frames_sent) / calls);
+      frames_total += static_cast<double>(s.wire->frames_sent) / calls;
+    } else {
+      have_wire = false;
+    }
+    if (s.link_bytes) {
+      link_max = std::max(link_max, static_cast<double>(*s.link_bytes) / calls);
+      link_total += static_cast<double>(*s.link_bytes) / calls;
+    } else {
+      have_link = false;
+    }
+    CpuTime rank_cpu;
+    for (size_t k = 0; k < s.cpu.size(); ++k) {
+      rank_cpu += s.cpu[k];
+      run_cpu[k] += s.cpu[k].total_us();
+    }
+    cpu_total += rank_cpu;
+    cpu_rank_max = std::max(cpu_rank_max, rank_cpu.total_us() / calls);
+    for (const auto& [call, n] : s.wrong) wrong_by_call[call] += n;
+  }
+  if (have_wire && !ranks.empty()) {
+    out.wire_sent_per_rank_max = sent_max;
+    out.wire_sent_total = sent_total;
+    out.wire_frames_per_rank_max = frames_max;
+    out.wire_frames_total = frames_total;
+  }
+  if (have_link && !ranks.empty()) {
+    out.link_sent_per_rank_max = link_max;
+    out.link_sent_total = link_total;
+  }
+
+  CpuUsage cpu;
+  cpu.user_us_per_call = cpu_total.user_us / calls;
+  cpu.sys_us_per_call = cpu_total.sys_us / calls;
+  cpu.rank_max_us_per_call = cpu_rank_max;
+  const bool bytes_moved = out.wire_sent_total && *out.wire_sent_total > 0;
+  if (bytes_moved) cpu.ns_per_wire_byte = (cpu_total.total_us() / calls) * 1e3 / *out.wire_sent_total;
+  out.cpu = cpu;
+
+  out.runs.clear();
+  for (size_t k = 0; k < times.size(); ++k) {
+    RunSummary run;
+    run.median_us = median_of(times[k]);
+    run.cpu_us_per_call = run_cpu[k] / f.iters;
+    if (bytes_moved) run.cpu_ns_per_wire_byte = run.cpu_us_per_call * 1e3 / *out.wire_sent_total;
+    out.runs.push_back(run);
+  }
+
+  out.checked = f.checked;
+  out.calls_checked = ranks.empty() ? 0 : ranks.front().calls_checked;
+  out.wrong_elements = 0;
+  for (const auto& [call, n] : wrong_by_call) out.wrong_elements += n;
+  out.wrong_calls = wrong_by_call.size();
+  out.first_wrong_call.reset();
+  if (!wrong_by_call.empty()) out.first_wrong_call = wrong_by_call.begin()->first;
+  if (f.checked) out.correct = out.wrong_calls == 0;
+  else out.correct.reset();
+}
+
+}  // namespace omnib

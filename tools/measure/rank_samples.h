@@ -1,0 +1,54 @@
+// What one rank measured of one algorithm on one configuration, and how rank
+// 0 turns every rank's measurements into the algorithm's result record. The
+// samples travel through the rendezvous store as JSON, so rank 0 validates
+// them like any other input from outside (an error names the field).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/status.h"
+#include "engine/transport/connection.h"
+#include "tools/measure/cpu_time.h"
+#include "tools/report/result_record.h"
+
+namespace omnib {
+
+struct RankSamples {
+  std::vector<std::vector<double>> times_us;  // [run][timed iteration]: this rank's call times
+  std::vector<CpuTime> cpu;                   // [run]: CPU over the run's timed calls
+  std::map<uint64_t, uint64_t> wrong;         // call index (run order, warm-ups included) -> wrong elements
+  uint64_t calls_checked = 0;
+  std::optional<ByteCounters> wire;    // over every timed call; nullopt when the backend cannot count
+  std::optional<uint64_t> link_bytes;  // emulated link bytes over the timed calls
+
+  // Starts empty samples for `runs` runs.
+  explicit RankSamples(int runs = 0) : times_us(static_cast<size_t>(runs)), cpu(static_cast<size_t>(runs)) {}
+
+  nlohmann::json to_json() const;
+  // Checks shape (`runs` runs of `iters` times each) and types.
+  static Result<RankSamples> from_json(const nlohmann::json& j, int runs, int iters);
+};
+
+// How one algorithm ran, for the record: everything but the samples.
+struct RecordFrame {
+  std::string algo;
+  RunConfig config;
+  int iters = 0;
+  int warmup = 0;
+  int repeat = 1;
+  bool checked = true;
+  int nodes = 1;  // ranks [0, nodes) are workers: only their times count
+};
+
+// Combines every rank's samples (index = rank) into the record's outcome:
+// per-iteration time is the slowest worker's, wire bytes and CPU are summed
+// and maximised over ranks, wrong calls are the union over ranks.
+void combine_rank_samples(const RecordFrame& frame, const std::vector<RankSamples>& ranks, ResultRecord& out);
+
+}  // namespace omnib

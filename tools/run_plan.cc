@@ -1,0 +1,194 @@
+#include "tools/run_plan.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+
+#include "engine/collective.h"
+#include "tools/size_parse.h"
+#include "tools/workloads/workload_choice.h"
+
+namespace omnib {
+namespace {
+
+constexpr int kMaxRepeat = 1000;
+constexpr int kMaxRanks = 1024;
+
+// Bytes this machine can still hand out, from /proc/meminfo (0 if unknown).
+uint64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kb = 0;
+  std::string unit;
+  while (meminfo >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+Status check_counts(const AllreduceOptions& o) {
+  if (o.iters < 1) return usage_error("-n/--iters must be at least 1");
+  if (o.warmup < 0) return usage_error("-w/--warmup must be 0 or more");
+  if (o.repeat < 1 || o.repeat > kMaxRepeat)
+    return usage_error("--repeat must be between 1 and " + std::to_string(kMaxRepeat));
+  if (o.check != 0 && o.check != 1) return usage_error("-c/--check takes 0 or 1");
+  if (o.timeout_s < 1 || o.timeout_s > kMaxTimeoutSeconds)
+    return usage_error("-T/--timeout must be between 1 and " + std::to_string(kMaxTimeoutSeconds) + " seconds");
+  if (o.nodes < 1 || o.nodes > kMaxRanks)
+    return usage_error("--nodes must be between 1 and " + std::to_string(kMaxRanks));
+  if (o.aggregators < 0 || o.aggregators > kMaxRanks)
+    return usage_error("--aggregators must be between 0 and " + std::to_string(kMaxRanks));
+  return Status::ok();
+}
+
+Result<std::vector<std::string>> check_algos(const AllreduceOptions& o) {
+  std::vector<std::string> algos = split_list(o.algo_text);
+  if (algos.empty()) return usage_error("--algo is empty: name at least one algorithm");
+  std::set<std::string> seen;
+  for (const auto& a : algos) {
+    if (!CollectiveRegistry::instance().find(a)) {
+      std::string known;
+      for (const auto& n : CollectiveRegistry::instance().names()) known += (known.empty() ? "" : ", ") + n;
+      return usage_error("unknown algorithm '" + a + "' in --algo: choose from " + known);
+    }
+    if (!seen.insert(a).second) return usage_error("--algo names '" + a + "' twice: list each algorithm once");
+  }
+  return algos;
+}
+
+// Applies what --workload fixes: a preset's density and size (-b/-e may
+// shrink the tensor), the .npy files' density and size (-b/-e may only
+// repeat it). Under an external launcher without --nodes the world size is
+// not known in the launcher; the ranks plan again with it.
+Status apply_workload(const AllreduceOptions& o, int known_nodes, RunPlan& plan) {
+  auto choice = choose_workload(o.workload_text, o.input_dir, known_nodes, plan.base.dtype);
+  if (!choice.is_ok()) return choice.status();
+  const WorkloadChoice& c = choice.value();
+  const std::string what = "--workload " + o.workload_text;
+  plan.workload = c.shape;
+  if (c.density) {
+    if (o.density_given && o.density != *c.density)
+      return usage_error(what + " sets the density itself (" + std::to_string(*c.density) + "): drop --density");
+    plan.base.density = *c.density;
+  }
+  if (!c.size_bytes) return Status::ok();
+  const uint64_t fixed = *c.size_bytes;
+  if (o.sizes_given) {
+    if (c.size_is_strict && (plan.sizes.size() != 1 || plan.sizes[0] != fixed))
+      return usage_error(what + ": the files hold " + std::to_string(fixed) +
+                         " bytes per rank: drop -b/-e or set both to " + std::to_string(fixed));
+    return Status::ok();
+  }
+  plan.sizes = {fixed};
+  return Status::ok();
+}
+
+Status check_memory(const RunPlan& plan, int local_ranks) {
+  // Each local rank holds input, output and reference copies of the largest
+  // size plus one scratch tensor; refuse what cannot fit rather than swap.
+  const long double need = static_cast<long double>(plan.sizes.back()) * 4.0L * local_ranks;
+  const uint64_t avail = available_memory_bytes();
+  if (avail > 0 && need > static_cast<long double>(avail))
+    return usage_error("the largest size, " + format_size(plan.sizes.back()) + " bytes, on " +
+                       std::to_string(local_ranks) + " local ranks needs about " +
+                       format_bytes(static_cast<double>(need)) + " of memory but only " +
+                       format_bytes(static_cast<double>(avail)) + " is available: lower -e/--maxbytes or --nodes");
+  return Status::ok();
+}
+
+}  // namespace
+
+RunConfig RunPlan::config(size_t k) const {
+  RunConfig c = base;
+  c.size_bytes = sizes.at(k);
+  return c;
+}
+
+nlohmann::json RunPlan::describe() const {
+  nlohmann::json j = base.key();
+  j.erase("size_bytes");
+  j["sizes"] = sizes;
+  j["algos"] = algos;
+  j["iters"] = iters;
+  j["warmup"] = warmup;
+  j["repeat"] = repeat;
+  j["check"] = check;
+  j["timeout_s"] = timeout_s;
+  return j;
+}
+
+Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::optional<int> launched_world) {
+  OMNIB_RETURN_IF_ERROR(check_counts(o));
+  RunPlan plan;
+  plan.iters = o.iters;
+  plan.warmup = o.warmup;
+  plan.repeat = o.repeat;
+  plan.check = o.check == 1;
+  plan.timeout_s = o.timeout_s;
+  plan.json_path = o.json_path;
+  plan.force = o.force;
+  plan.thresholds = o.thresholds;
+
+  RunConfig& c = plan.base;
+  auto dt = parse_dtype(o.dtype_text);
+  if (!dt) return usage_error("-d/--datatype '" + o.dtype_text + "' is not supported: use float or int32");
+  c.dtype = *dt;
+  c.density = o.density;  // make_workload() checks its range, below
+  if (o.block_size == 0)
+    return usage_error("--block-size must be at least 1 element (" + std::to_string(kDefaultBlockSize) +
+                       " is the default)");
+  if (o.block_size > (64u << 20) / dtype_size(c.dtype)) return usage_error("--block-size is too large: at most 16M elements");
+  c.block_size = o.block_size;
+  auto overlap = parse_overlap(o.overlap_text);
+  if (!overlap.is_ok()) return overlap.status();
+  c.overlap = overlap.value().text();
+  c.seed = o.seed;
+  c.inplace = o.inplace;
+  c.aggregators = o.aggregators;
+  c.nodes = o.nodes;
+  if (launched_world) {
+    const int nodes = *launched_world - o.aggregators;
+    if (nodes < 1 || (o.nodes_given && o.nodes != nodes))
+      return usage_error("the launcher started " + std::to_string(*launched_world) + " ranks but --nodes " +
+                         std::to_string(o.nodes) + " --aggregators " + std::to_string(o.aggregators) + " needs " +
+                         std::to_string(o.nodes + o.aggregators) + ": make them agree");
+    c.nodes = nodes;
+  }
+  if (o.device_text == "cpu" || o.device_text == "cuda")
+    c.device = o.device_text == "cpu" ? DeviceKind::kCpu : DeviceKind::kCuda;
+  else
+    return usage_error("--device '" + o.device_text + "' is not known: use cpu or cuda");
+
+  auto algos = check_algos(o);
+  if (!algos.is_ok()) return algos.status();
+  plan.algos = algos.take();
+  OMNIB_RETURN_IF_ERROR(validate_threshold_options(plan.thresholds, plan.algos));
+  NetOptions net = o.net;
+  OMNIB_RETURN_IF_ERROR(validate_net_options(net, c.nodes + c.aggregators));
+  plan.emulate = net.emulate;
+  plan.link = net.link;
+  if (net.emulate) {
+    c.net = "emulate";
+    c.link_rate_bps = net.link.rate_bps;
+    c.link_delay_ns = static_cast<uint64_t>(net.link.delay.count());
+  }
+
+  auto sizes = size_series({o.sizes_text, o.min_bytes_text, o.max_bytes_text, o.step_factor, dtype_size(c.dtype)});
+  if (!sizes.is_ok()) return sizes.status();
+  plan.sizes = sizes.take();
+  const int known_nodes = launched_world || o.nodes_given || local_ranks > 1 ? c.nodes : 0;
+  OMNIB_RETURN_IF_ERROR(apply_workload(o, known_nodes, plan));
+  c.workload = plan.workload.label;
+  plan.workload.density = c.density;
+  plan.workload.block_size = c.block_size;
+  plan.workload.overlap = overlap.value();
+  plan.workload.seed = c.seed;
+  plan.workload.nodes = c.nodes;
+  plan.workload.dtype = c.dtype;
+  // The generator checks its own spec (density range, overlap that fits):
+  // here once, in the launcher, rather than in every rank.
+  if (auto w = make_workload(plan.workload); !w.is_ok()) return w.status();
+  OMNIB_RETURN_IF_ERROR(check_memory(plan, local_ranks));
+  return plan;
+}
+
+}  // namespace omnib
