@@ -1,0 +1,137 @@
+#include "tools/config/run_config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/allreduce_options.h"
+#include "tools/run_plan.h"
+
+namespace omnib {
+namespace {
+
+using nlohmann::json;
+
+RunConfig emulated() {
+  RunConfig c;
+  c.size_bytes = 1000000;
+  c.density = 0.013;
+  c.block_size = 64;
+  c.nodes = 3;
+  c.aggregators = 2;
+  c.overlap = "0.25";
+  c.workload = "zipf:1.3";
+  c.seed = 7;
+  c.inplace = true;
+  c.dtype = DType::kInt32;
+  c.net = "emulate";
+  c.link_rate_bps = 50'000'000;
+  c.link_delay_ns = 5000;
+  return c;
+}
+
+TEST(RunConfig, KeyRoundTripsThroughJson) {
+  const RunConfig c = emulated();
+  std::vector<std::string> defaulted;
+  auto back = run_config_from_json(c.key(), 2, &defaulted);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back.value().key_text(), c.key_text());
+  EXPECT_TRUE(defaulted.empty());
+}
+
+TEST(RunConfig, EveryIdentityFieldTellsConfigurationsApart) {
+  const RunConfig base = emulated();
+  for (const auto& field : identity_fields()) {
+    json changed = base.key();
+    json& v = changed[field];
+    if (v.is_string()) v = field == "dtype" ? "float" : field == "device" ? "cuda" : field == "net" ? "loopback" : "other";
+    else if (v.is_boolean()) v = !v.get<bool>();
+    else if (v.is_number_float()) v = v.get<double>() + 0.5;
+    else v = v.get<uint64_t>() + 1;
+    auto c = run_config_from_json(changed, 2, nullptr);
+    ASSERT_TRUE(c.is_ok()) << field << ": " << c.status().message();
+    EXPECT_NE(c.value().key_text(), base.key_text()) << field;
+  }
+}
+
+TEST(RunConfig, SchemaOneRecordsTakeDefaultsAndSaySo) {
+  json old = emulated().key();
+  for (const char* newer : {"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout"}) old.erase(newer);
+  std::vector<std::string> defaulted;
+  auto c = run_config_from_json(old, 1, &defaulted);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c.value().net, "loopback");
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout"}));
+  // Sweep files of schema 1 named the emulated rate as text.
+  old["link_rate"] = "100mbit";
+  defaulted.clear();
+  c = run_config_from_json(old, 1, &defaulted);
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c.value().net, "emulate");
+  EXPECT_EQ(c.value().link_rate_bps, 100'000'000u);
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"link_delay_ns", "transport", "shard_layout"}));
+  // Schema 2 requires every field.
+  EXPECT_FALSE(run_config_from_json(old, 2, nullptr).is_ok());
+}
+
+TEST(RunConfig, WrongTypesNameTheField) {
+  json j = emulated().key();
+  j["nodes"] = "three";
+  auto c = run_config_from_json(j, 2, nullptr);
+  ASSERT_FALSE(c.is_ok());
+  EXPECT_EQ(c.status().code(), Code::kUsage);
+  EXPECT_NE(c.status().message().find("'nodes'"), std::string::npos) << c.status().message();
+  j = emulated().key();
+  j["seed"] = -1;
+  EXPECT_NE(run_config_from_json(j, 2, nullptr).status().message().find("'seed'"), std::string::npos);
+}
+
+TEST(RunConfig, LabelsShowWhatIsNotDefault) {
+  RunConfig plain;
+  plain.size_bytes = 4 << 20;
+  EXPECT_EQ(plain.label(), "4M float density 0.1 block 256 nodes 4 overlap random blocks cpu");
+  RunConfig fast = emulated(), slow = emulated();
+  slow.link_rate_bps = 100'000'000;
+  EXPECT_NE(fast.label(), slow.label());
+  EXPECT_NE(fast.label().find("emulate 50mbit 5us"), std::string::npos) << fast.label();
+}
+
+// The arguments a configuration names measure exactly that configuration:
+// planned again, they give the same key.
+TEST(RunConfig, AllreduceArgumentsReproduceTheConfiguration) {
+  RunConfig c = emulated();
+  c.aggregators = 0;  // an emulated run plans without a memory or launcher check
+  const auto args = c.allreduce_args();
+  CLI::App app;
+  AllreduceOptions o;
+  bind_allreduce_options(app, o);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  ASSERT_NO_THROW(app.parse(reversed));
+  auto plan = plan_allreduce(o, 1, std::nullopt);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  ASSERT_EQ(plan.value().sizes.size(), 1u);
+  EXPECT_EQ(plan.value().config(0).key_text(), c.key_text());
+}
+
+// docs/json-schema.md lists the identity fields in a table; it must name the
+// same fields, in the same order, as the code.
+TEST(RunConfig, SchemaDocListsTheIdentityFields) {
+  std::ifstream doc(std::string(OMNIB_SOURCE_DIR) + "/docs/json-schema.md");
+  ASSERT_TRUE(doc) << "docs/json-schema.md not found";
+  std::string line;
+  bool in_section = false;
+  std::vector<std::string> listed;
+  while (std::getline(doc, line)) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## Identity fields";
+    if (!in_section || line.rfind("| `", 0) != 0) continue;
+    const size_t end = line.find('`', 3);
+    listed.push_back(line.substr(3, end - 3));
+  }
+  EXPECT_EQ(listed, identity_fields());
+}
+
+}  // namespace
+}  // namespace omnib
