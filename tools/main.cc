@@ -2,7 +2,11 @@
 #include <malloc.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -17,7 +21,42 @@
 #include "tools/plot_command.h"
 #include "tools/sweep/sweep_command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Every exception that escapes a command is a bug: one line on stderr and
+// exit 1 (docs/exit-codes.md), never an abort.
+void report_internal_error(const char* what) {
+  std::fprintf(stderr, "omni-bench: internal error: %s (please report it with the command line)\n", what);
+}
+
+// Exceptions that escape a thread other than main's, or a noexcept function,
+// end here instead of in abort().
+[[noreturn]] void on_terminate() {
+  const char* what = "terminate called without an active exception";
+  try {
+    if (std::current_exception()) std::rethrow_exception(std::current_exception());
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception of unknown type";
+  }
+  report_internal_error(what);
+  std::_Exit(omnib::exit_code(omnib::Code::kInternal));
+}
+
+// For the tests of the two paths above, through the binary: OMNIB_TEST_THROW
+// set to "main" or "thread" throws from there once the command line is read.
+void throw_if_asked_to() {
+  const char* where = std::getenv("OMNIB_TEST_THROW");
+  if (where == nullptr) return;
+  const std::string what = std::string("test exception thrown in ") + where + " (OMNIB_TEST_THROW)";
+  if (std::string(where) == "thread") {
+    std::thread([what] { throw std::runtime_error(what); }).join();
+  }
+  throw std::runtime_error(what);
+}
+
+int run(int argc, char** argv) {
   // Frames and tensors are large and recycled: keep them on the heap instead
   // of mapping and unmapping pages on every allocation.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
@@ -56,6 +95,7 @@ int main(int argc, char** argv) {
     // CLI11 returns 0 for --help/--version; every real parse error is a usage error.
     return code == 0 ? 0 : omnib::exit_code(omnib::Code::kUsage);
   }
+  throw_if_asked_to();
 
   if (*list_cmd) {
     for (const auto& name : omnib::CollectiveRegistry::instance().names()) {
@@ -73,4 +113,18 @@ int main(int argc, char** argv) {
   if (*compare_cmd) return omnib::run_compare_command(compare);
   if (*plot_cmd) return omnib::run_plot_command(plot);
   return omnib::exit_code(omnib::Code::kUsage);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::set_terminate(on_terminate);
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    report_internal_error(e.what());
+  } catch (...) {
+    report_internal_error("an exception of unknown type");
+  }
+  return omnib::exit_code(omnib::Code::kInternal);
 }
