@@ -10,6 +10,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgloo-dev libfabric-dev rdma-core libibverbs-dev
   iproute2 python3 python3-matplotlib
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

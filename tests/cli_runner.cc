@@ -14,7 +14,6 @@
 #include <gtest/gtest.h>
 
 namespace omnib::testing {
-namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
@@ -22,8 +21,6 @@ std::string slurp(const std::string& path) {
   ss << f.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 std::string temp_path(const std::string& name) {
   static std::string dir = [] {

@@ -32,4 +32,7 @@ std::string temp_path(const std::string& name);
 
 nlohmann::json read_json(const std::string& path);
 
+// The whole contents of a file ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
 }  // namespace omnib::testing

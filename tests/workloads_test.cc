@@ -13,6 +13,7 @@
 
 #include "engine/block_layout.h"
 #include "tests/cli_runner.h"
+#include "tests/npy_test_files.h"
 #include "tools/allreduce_options.h"
 #include "tools/run_plan.h"
 #include "tools/input_reference.h"
@@ -391,28 +392,7 @@ TEST(WorkloadOptions, PresetFixesSizeAndDensity) {
 
 // ---- npy ----------------------------------------------------------------
 
-// Writes an .npy file as numpy.save does (format 1.0 unless `version` 2).
-void write_npy(const std::string& path, const std::string& descr, const std::string& shape, const void* data,
-               size_t bytes, bool fortran = false, int version = 1) {
-  std::string dict = "{'descr': '" + descr + "', 'fortran_order': " + (fortran ? "True" : "False") +
-                     ", 'shape': " + shape + ", }";
-  const size_t prefix = version == 1 ? 10 : 12;
-  while ((prefix + dict.size() + 1) % 64 != 0) dict += ' ';
-  dict += '\n';
-  std::ofstream f(path, std::ios::binary);
-  f.write("\x93NUMPY", 6);
-  f.put(static_cast<char>(version));
-  f.put(0);
-  const auto len = static_cast<uint32_t>(dict.size());
-  f.put(static_cast<char>(len & 0xff));
-  f.put(static_cast<char>((len >> 8) & 0xff));
-  if (version != 1) {
-    f.put(static_cast<char>((len >> 16) & 0xff));
-    f.put(static_cast<char>((len >> 24) & 0xff));
-  }
-  f << dict;
-  f.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
-}
+using testing::write_npy;
 
 std::string npy_dir(const std::string& name) {
   std::string dir = testing::temp_path(name);

@@ -1,17 +1,6 @@
 #include "tools/allreduce_options.h"
 
-#include <sstream>
-
 namespace omnib {
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   auto* min_bytes = cmd.add_option("-b,--minbytes", o.min_bytes_text, "smallest tensor size in bytes (K/M/G suffixes)")

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "engine/block_layout.h"
+#include "tools/config/comma_list.h"
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"
 
@@ -58,8 +59,5 @@ struct AllreduceOptions {
 
 // Declares every option on `cmd`.
 void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o);
-
-// Splits "a,b,c" (empty items are dropped).
-std::vector<std::string> split_list(const std::string& text);
 
 }  // namespace omnib

@@ -3,6 +3,8 @@
 #include <malloc.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -19,8 +21,30 @@
 #include "tools/sweep/sweep_command.h"
 
 namespace omnib {
+namespace {
 
-int run_omni_bench(int argc, char** argv) {
+// Every exception that escapes a command is a bug: one line on stderr and
+// exit 1 (docs/exit-codes.md), never an abort.
+void report_internal_error(const char* what) {
+  std::fprintf(stderr, "omni-bench: internal error: %s (please report it with the command line)\n", what);
+}
+
+// Exceptions that escape a thread other than main's, or a noexcept function,
+// end here instead of in abort().
+[[noreturn]] void on_terminate() {
+  const char* what = "terminate called without an active exception";
+  try {
+    if (std::current_exception()) std::rethrow_exception(std::current_exception());
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception of unknown type";
+  }
+  report_internal_error(what);
+  std::_Exit(exit_code(Code::kInternal));
+}
+
+int run_command_line(int argc, char** argv) {
   // Frames and tensors are large and recycled: keep them on the heap instead
   // of mapping and unmapping pages on every allocation.
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
@@ -76,6 +100,20 @@ int run_omni_bench(int argc, char** argv) {
   if (*compare_cmd) return run_compare_command(compare);
   if (*plot_cmd) return run_plot_command(plot);
   return exit_code(Code::kUsage);
+}
+
+}  // namespace
+
+int run_omni_bench(int argc, char** argv) {
+  std::set_terminate(on_terminate);
+  try {
+    return run_command_line(argc, argv);
+  } catch (const std::exception& e) {
+    report_internal_error(e.what());
+  } catch (...) {
+    report_internal_error("an exception of unknown type");
+  }
+  return exit_code(Code::kInternal);
 }
 
 }  // namespace omnib

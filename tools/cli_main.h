@@ -5,7 +5,9 @@
 
 namespace omnib {
 
-// Returns the process exit code (docs/exit-codes.md).
+// Returns the process exit code (docs/exit-codes.md). An exception that
+// escapes a command, on any thread, is reported as an internal error (exit
+// 1) with its message, never an abort.
 int run_omni_bench(int argc, char** argv);
 
 }  // namespace omnib

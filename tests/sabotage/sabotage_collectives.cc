@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,7 +15,7 @@
 namespace omnib::sabotage {
 namespace {
 
-enum class Fault { kNoop, kIdentity, kCorruptOneCall, kTail, kDoubleCpu, kSleep };
+enum class Fault { kNoop, kIdentity, kCorruptOneCall, kTail, kDoubleCpu, kSleep, kThrow, kThrowInThread };
 
 // Wraps a correct collective and breaks it in one way.
 class Saboteur final : public Collective {
@@ -25,6 +26,11 @@ class Saboteur final : public Collective {
     ++calls_;
     switch (fault_) {
       case Fault::kNoop:
+        return Status::ok();
+      case Fault::kThrow:
+        throw std::runtime_error("sabotage-throw threw in allreduce");
+      case Fault::kThrowInThread:
+        std::thread([] { throw std::runtime_error("sabotage-throw-thread threw in a thread"); }).join();
         return Status::ok();
       case Fault::kIdentity:
         if (out.data != in.data && in.data) std::memcpy(out.data, in.data, in.bytes());
@@ -124,6 +130,8 @@ Status install() {
   registry.add(broken(base, "sabotage-identity", Fault::kIdentity));
   registry.add(broken(base, "sabotage-corrupt", Fault::kCorruptOneCall));
   registry.add(broken(base, "sabotage-tail", Fault::kTail));
+  registry.add(broken(base, "sabotage-throw", Fault::kThrow));
+  registry.add(broken(base, "sabotage-throw-thread", Fault::kThrowInThread));
   if (const char* how = std::getenv("OMNIB_SABOTAGE_OMNI"); how && *how) return replace_omni(how);
   return Status::ok();
 }

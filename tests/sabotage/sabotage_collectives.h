@@ -7,6 +7,8 @@
 //   sabotage-identity  returns its input unchanged
 //   sabotage-corrupt   correct, except one block of one call (the third)
 //   sabotage-tail      correct, except the last quarter of the output, left unwritten
+//   sabotage-throw     throws an exception from allreduce (an escaped exception is exit 1)
+//   sabotage-throw-thread  throws from a thread of its own
 //
 // With OMNIB_SABOTAGE_OMNI set, `omni` itself is replaced by a broken one,
 // so that an unmodified gate script (ci/perf_gate.sh) runs it:

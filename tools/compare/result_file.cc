@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/allreduce_options.h"
+#include "tools/config/comma_list.h"
 #include "tools/config/json_fields.h"
 
 namespace omnib {

@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
-#include <cstdlib>
+#include <cstdio>
 #include <cstring>
-#include <sstream>
+#include <limits>
+#include <thread>
 
 namespace omnib {
 namespace {
@@ -25,14 +27,24 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-// Reads both pipes to their ends without letting either fill up.
-void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
+using Clock = std::chrono::steady_clock;
+
+int ms_left(Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, std::numeric_limits<int>::max()));
+}
+
+// Reads both pipes to their ends without letting either fill up, until the
+// deadline. Closes both. False when the deadline came first.
+bool drain(int out_fd, int err_fd, std::string& out, std::string& err, Clock::time_point deadline) {
   pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
   std::string* sinks[2] = {&out, &err};
   int open_fds = 2;
   char buf[4096];
   while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) {
+    const int left = ms_left(deadline);
+    if (left == 0) break;
+    if (poll(fds, 2, left) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -48,27 +60,40 @@ void drain(int out_fd, int err_fd, std::string& out, std::string& err) {
       }
     }
   }
+  for (const pollfd& p : fds)
+    if (p.fd >= 0) close(p.fd);
+  return open_fds == 0;
+}
+
+// Waits for the child until the deadline; false when it is still running.
+// A child reaped elsewhere (SIGCHLD ignored) leaves `status` 0.
+bool reap(pid_t pid, Clock::time_point deadline, int& status) {
+  constexpr auto kPollInterval = std::chrono::milliseconds(2);
+  while (true) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR)) return true;
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(kPollInterval);
+  }
 }
 
 }  // namespace
 
 std::string find_tool(const std::string& name) {
-  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  path += ":/usr/sbin:/sbin:/usr/bin:/bin";
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) continue;
-    std::string candidate = dir + "/" + name;
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  for (const char* dir : kToolFolders) {
+    const std::string candidate = std::string(dir) + "/" + name;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   return "";
 }
 
-Result<CommandOutput> run_command(const std::vector<std::string>& argv) {
+Result<CommandOutput> run_command(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
   const std::string tool = argv[0].find('/') == std::string::npos ? find_tool(argv[0]) : argv[0];
   if (tool.empty())
-    return unavailable_error("'" + argv[0] + "' was not found on PATH: install iproute2 (it provides ip and tc)");
+    return unavailable_error("'" + argv[0] + "' was not found in /usr/sbin, /sbin, /usr/bin or /bin: install "
+                             "iproute2 (it provides ip and tc)");
   int out_pipe[2], err_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) return internal_error(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
@@ -97,12 +122,21 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv) {
     execv(cargs[0], cargs.data());
     _exit(127);
   }
+  setpgid(pid, pid);  // also here: the kill below must not race the child's own call
   close(out_pipe[1]);
   close(err_pipe[1]);
   CommandOutput result;
-  drain(out_pipe[0], err_pipe[0], result.out, result.err);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  const bool drained = drain(out_pipe[0], err_pipe[0], result.out, result.err, deadline);
+  if (!drained || !reap(pid, deadline, status)) {
+    // Its whole group: a tool's own children would otherwise hold the pipes.
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    (void)reap(pid, Clock::now() + std::chrono::seconds(2), status);
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%.3g s", std::chrono::duration<double>(timeout).count());
+    return timeout_error("'" + join(argv) + "' did not finish within " + limit +
+                         " and was killed (is the machine overloaded, or the tool stuck?)");
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
@@ -113,8 +147,8 @@ bool says_permission_denied(const std::string& err) {
          err.find("Permission denied") != std::string::npos;
 }
 
-Status run_checked(const std::vector<std::string>& argv) {
-  auto r = run_command(argv);
+Status run_checked(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  auto r = run_command(argv, timeout);
   if (!r.is_ok()) return r.status();
   const CommandOutput& c = r.value();
   if (c.exit_code == 0) return Status::ok();

@@ -2,6 +2,7 @@
 // into Status values that carry the command line and what the tool said.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -15,22 +16,35 @@ struct CommandOutput {
   std::string err;
 };
 
-// Runs argv (argv[0] searched on PATH) and waits for it. Blocks. The child gets
-// its own process group, so a Ctrl-C on the terminal does not cut a set-up or
-// tear-down step short; the caller decides when to stop. Fails only when the
-// command cannot be started (kUnavailable names the missing tool).
-Result<CommandOutput> run_command(const std::vector<std::string>& argv);
+// How long one ip or tc call may take (they normally take milliseconds; a
+// busy machine deleting namespaces may take seconds).
+constexpr std::chrono::milliseconds kCommandTimeout{30000};
+
+// The folders tools are looked up in, and the only ones: omni-bench runs them
+// as root, so a tool found through the caller's PATH (or a relative entry
+// such as '.') would run with root's privileges.
+inline constexpr const char* kToolFolders[] = {"/usr/sbin", "/sbin", "/usr/bin", "/bin"};
+
+// Runs argv (argv[0] looked up with find_tool unless it holds a '/') and waits
+// for it. Blocks at most `timeout`: a command that has not exited and closed
+// its output by then is killed with its process group, and the result is
+// kTimeout. The child gets its own process group, so a Ctrl-C on the terminal
+// does not cut a set-up or tear-down step short; the caller decides when to
+// stop. Otherwise fails only when the command cannot be started
+// (kUnavailable names the missing tool).
+Result<CommandOutput> run_command(const std::vector<std::string>& argv,
+                                  std::chrono::milliseconds timeout = kCommandTimeout);
 
 // Runs argv and fails when it exits non-zero. A permission failure becomes
 // kUnavailable with what to do about it; anything else kUnavailable with the
-// command and its stderr.
-Status run_checked(const std::vector<std::string>& argv);
+// command and its stderr; a command past its timeout kTimeout.
+Status run_checked(const std::vector<std::string>& argv, std::chrono::milliseconds timeout = kCommandTimeout);
 
 // True when a tool's stderr says the caller lacks the privilege.
 bool says_permission_denied(const std::string& err);
 
-// The full path of a tool on PATH (also /sbin and /usr/sbin, where iproute2
-// lives but which a non-root PATH often lacks); empty when absent.
+// The full path of an executable `name` in kToolFolders (never PATH); empty
+// when absent.
 std::string find_tool(const std::string& name);
 
 }  // namespace omnib

@@ -8,8 +8,11 @@
 
 namespace omnib {
 
-// Writes `contents` to a temporary file beside `path`, then renames it over
-// `path` (atomic on POSIX file systems).
+// Writes `contents` to a new temporary file beside `path` (an unpredictable
+// name, created with O_EXCL|O_NOFOLLOW, so nothing planted there, a symlink
+// included, is ever opened or written through), syncs it, renames it over
+// `path` (atomic on POSIX file systems) and syncs the folder. Blocks on disk
+// I/O. A folder that cannot be written is a usage error.
 Status write_file_atomically(const std::string& path, const std::string& contents);
 
 // Usage error when `path` exists and replacing it was not asked for.

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of each fuzz target into fuzz/corpus/<target>/:
+a few small valid inputs and a few invalid ones, in the byte layout each
+target's header comment describes. Run it again after changing a layout."""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAGIC, VERSION, END = 0x424E4D4F, 1, (1 << 64) - 1
+
+
+def write(target, name, data):
+    folder = os.path.join(HERE, "corpus", target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def frame_header():
+    def seed(magic=MAGIC, version=VERSION, ftype=2, job=7, tag=0, seq=1, length=100, my_job=7, rank=1):
+        return struct.pack("<IHHIIQQIi", magic, version, ftype, job, tag, seq, length, my_job, rank)
+    write("frame_header", "valid", seed())
+    write("frame_header", "valid_max_length", seed(length=1 << 30))
+    write("frame_header", "bad_magic", seed(magic=0x50545448))
+    write("frame_header", "bad_version", seed(version=2))
+    write("frame_header", "other_job", seed(job=8))
+    write("frame_header", "too_long", seed(length=(1 << 30) + 1))
+    write("frame_header", "short", b"OMNB")
+
+
+def block_batch():
+    def seed(batch, count=16, block_size=4, elem_sel=2, shards=1, shard=0):
+        return struct.pack("<IHBBB3x", count, block_size - 1, elem_sel, shards - 1, shard) + batch
+
+    def batch(indices, nxt, value_bytes):
+        return struct.pack("<IIQ", len(indices), 0, nxt) + b"".join(struct.pack("<Q", i) for i in indices) + \
+            bytes(range(value_bytes % 256)) + b"\1" * (value_bytes - value_bytes % 256)
+    write("block_batch", "two_blocks", seed(batch([0, 2], 3, 2 * 4 * 4)))
+    write("block_batch", "short_last_block", seed(batch([3], END, 2 * 4), count=14))
+    write("block_batch", "empty_end", seed(batch([], END, 0)))
+    write("block_batch", "second_shard", seed(batch([2], 3, 16), shards=2, shard=1))
+    write("block_batch", "out_of_order", seed(batch([2, 1], END, 32)))
+    write("block_batch", "out_of_range", seed(batch([4], END, 16)))
+    write("block_batch", "size_mismatch", seed(batch([0], 1, 15)))
+    write("block_batch", "next_not_after", seed(batch([2], 1, 16)))
+
+
+def chunk_reader():
+    def stream(frames, begin=0, span=100, tag=5, seq=9):
+        return struct.pack("<QIIQ", begin, span, tag, seq) + b"".join(frames)
+
+    def frame(payload, ftype=5, tag=5, seq=9):
+        return struct.pack("<HIQI", ftype, tag, seq, len(payload)) + payload
+
+    def sparse(indices, last=1):
+        return struct.pack("<IBBHQ", len(indices), 0, last, 0, 0) + \
+            b"".join(struct.pack("<I", i) for i in indices) + b"".join(struct.pack("<f", 1.5) for _ in indices)
+
+    def dense(first, items, last):
+        return struct.pack("<IBBHQ", items, 1, last, 0, first) + struct.pack("<f", 2.0) * items
+    write("chunk_reader", "sparse", stream([frame(sparse([1, 5, 99]))]))
+    write("chunk_reader", "sparse_two_frames", stream([frame(sparse([1, 5], 0)), frame(sparse([7, 8]))]))
+    write("chunk_reader", "dense_two_frames", stream([frame(dense(10, 4, 0)), frame(dense(14, 2, 1))], begin=10, span=6))
+    write("chunk_reader", "empty", stream([frame(sparse([]))]))
+    write("chunk_reader", "wrong_type", stream([frame(sparse([1]), ftype=4)]))
+    write("chunk_reader", "wrong_seq", stream([frame(sparse([1]), seq=8)]))
+    write("chunk_reader", "index_outside", stream([frame(sparse([100]))]))
+    write("chunk_reader", "dense_gap", stream([frame(dense(10, 2, 0)), frame(dense(13, 3, 1))], begin=10, span=6))
+    write("chunk_reader", "switches_kind", stream([frame(sparse([1], 0)), frame(dense(0, 100, 1))]))
+
+
+def npy_header():
+    def npy(shape, data, descr="<f4", fortran=False, version=1):
+        d = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+        prefix = 10 if version == 1 else 12
+        while (prefix + len(d) + 1) % 64:
+            d += " "
+        d += "\n"
+        size = struct.pack("<H", len(d)) if version == 1 else struct.pack("<I", len(d))
+        return b"\x93NUMPY" + bytes([version, 0]) + size + d.encode() + data
+    write("npy_header", "vector", npy("(3,)", struct.pack("<3f", 0, 1.5, 0)))
+    write("npy_header", "matrix_v2", npy("(2, 3)", b"\0" * 24, descr="<i4", version=2))
+    write("npy_header", "scalar_v3", npy("()", b"\0" * 4, version=3))
+    write("npy_header", "fortran_vector", npy("(2,)", b"\0" * 8, fortran=True))
+    write("npy_header", "negative", npy("(-5,)", b"\1" * 64))
+    write("npy_header", "minus_inside", npy("(4-08)", b"\1" * 64))
+    write("npy_header", "huge", npy("(4611686018427387905,)", b"\1" * 64))
+    write("npy_header", "truncated", npy("(100,)", b"\0" * 396))
+    write("npy_header", "wrong_type", npy("(2,)", b"\0" * 16, descr="<f8"))
+    write("npy_header", "structured", b"\x93NUMPY\x01\x00\x32\x00{'descr': [('a', '<f4')], 'fortran_order': False}\n")
+
+
+def result_file():
+    import json
+    config = {"collective": "allreduce", "size_bytes": 4096, "dtype": "float", "density": 0.1, "block_size": 256,
+              "nodes": 2, "aggregators": 0, "overlap": "random", "workload": "blocks", "seed": 1, "device": "cpu",
+              "inplace": False, "net": "loopback", "link_rate_bps": 0, "link_delay_ns": 0, "transport": "tcp",
+              "shard_layout": "contiguous"}
+    record = {"algo": "omni", "config": config, "count": 1024, "skipped": False, "iters": 2, "warmup": 1,
+              "repeat": 1, "time_us": {"median": 10.5, "p95": 11, "p99": 11, "min": 10, "max": 11, "mean": 10.5,
+                                       "stdev": 0.5, "cv": 0.05},
+              "samples_us": [10, 11], "runs": [{"median_us": 10.5, "cpu_us_per_call": 20,
+                                                "cpu_ns_per_wire_byte": 1.5}],
+              "algbw_GBps": 0.4, "busbw_GBps": 0.4,
+              "wire_bytes": {"sent_per_rank_max": 1000, "sent_total": 2000, "frames_per_rank_max": 2,
+                             "frames_total": 4},
+              "analytic_bytes": {"sent_per_rank_max": 990, "sent_total": 1980},
+              "measured_density": {"element": 0.1, "block": 0.1, "block_mean": 0.1, "union_block": 0.2,
+                                   "union_element": 0.2},
+              "checked": True, "correct": True, "wrong_elements": 0, "wrong_calls": 0, "calls_checked": 3,
+              "cpu": {"user_us_per_call": 10, "sys_us_per_call": 10, "rank_max_us_per_call": 12,
+                      "ns_per_wire_byte": 1.5},
+              "speedup_vs": {"ring": 1.5}}
+    doc = {"schema_version": 2, "tool": "omni-bench", "command_line": "omni-bench allreduce", "results": [record]}
+    write("result_file", "schema2", json.dumps(doc).encode())
+    old = dict(record)
+    old.update(config)
+    for k in ("config", "warmup", "repeat", "runs", "wrong_calls", "calls_checked", "cpu"):
+        old.pop(k, None)
+    for k in ("net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout"):
+        old.pop(k, None)
+    old["link_rate"] = "100mbit"
+    write("result_file", "schema1", json.dumps({"schema_version": 1, "results": [old]}).encode())
+    skipped = {"algo": "nccl", "config": config, "skipped": True, "skip_reason": "no GPU"}
+    write("result_file", "skipped", json.dumps({"schema_version": 2, "results": [skipped]}).encode())
+    write("result_file", "wrong_type", json.dumps({"schema_version": 2, "results": [dict(record, iters="two")]}).encode())
+    write("result_file", "truncated", json.dumps(doc).encode()[:200])
+    zero = dict(record, time_us=dict(record["time_us"], median=0))
+    write("result_file", "zero_median", json.dumps({"schema_version": 2, "results": [zero]}).encode())
+
+
+if __name__ == "__main__":
+    frame_header()
+    block_batch()
+    chunk_reader()
+    npy_header()
+    result_file()

@@ -1,0 +1,77 @@
+// How a run ends when it does not end well: an exception that escapes a
+// command (in any thread) is exit 1 with one line, never an abort; Ctrl-C is
+// 130; and docs/exit-codes.md says all of this.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli_runner.h"
+
+namespace omnib {
+namespace {
+
+using testing::run_cli;
+
+// The sabotage build's throwing algorithms (tests/sabotage/) reach the
+// handler the way any escaped exception would.
+TEST(ExitCodes, AnExceptionInMainIsAnInternalError) {
+  auto r = testing::run_binary(testing::sabotage_binary(),
+                               {"allreduce", "--algo", "sabotage-throw", "--nodes", "1", "-b", "4K", "-e", "4K"}, {}, 30);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("omni-bench: internal error: sabotage-throw threw in allreduce"), std::string::npos) << r.err;
+}
+
+TEST(ExitCodes, AnExceptionInAnotherThreadIsAnInternalError) {
+  auto r = testing::run_binary(testing::sabotage_binary(),
+                               {"allreduce", "--algo", "sabotage-throw-thread", "--nodes", "1", "-b", "4K", "-e", "4K"},
+                               {}, 30);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("omni-bench: internal error: sabotage-throw-thread threw in a thread"), std::string::npos)
+      << r.err;
+}
+
+// Waits up to `limit` for pid; its exit code, 128 + signal, or -1 if still running.
+int wait_for(pid_t pid, std::chrono::seconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) return -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(ExitCodes, CtrlCIs130) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    freopen("/dev/null", "w", stdout);
+    execl(OMNIB_BINARY, OMNIB_BINARY, "allreduce", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "1000000",
+          "-w", "0", "--algo", "ring", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the ranks are running
+  kill(pid, SIGINT);
+  const int code = wait_for(pid, std::chrono::seconds(30));
+  if (code < 0) kill(-pid, SIGKILL), wait_for(pid, std::chrono::seconds(5));
+  EXPECT_EQ(code, 130);
+}
+
+TEST(ExitCodes, DocumentedForSignalsAndCrashes) {
+  const auto doc = std::filesystem::path(__FILE__).parent_path().parent_path() / "docs" / "exit-codes.md";
+  const std::string text = testing::slurp(doc);
+  ASSERT_FALSE(text.empty()) << doc;
+  for (const char* needle : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "130", "134", "139",
+                             "omni-bench: internal error:"})
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << " is not in " << doc;
+}
+
+}  // namespace
+}  // namespace omnib
