@@ -1,5 +1,6 @@
 #include "baselines/oktopk.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "baselines/own_transport_baseline.h"
@@ -68,7 +69,7 @@ Status Oktopk::allreduce(const TensorView& in, const TensorView& out) {
     std::lock_guard lock(mu_);
     split_.reset(in.count, job_.nodes);
     my_counts_[0].resize(split_.round_cells().size());
-    count_nonzeros(in.data, split_.round_cells(), my_counts_[0].data());
+    nonzeros_.scan(in.data, in.count, split_.round_cells(), my_counts_[0].data());
     split_.add_counts(my_counts_[0].data());
     round_ = 0;
     counts_received_ = 0;
@@ -110,7 +111,7 @@ void Oktopk::count_received() {
   // A fine round: this rank counts the cells the coarse counts asked for.
   round_ = 1;
   my_counts_[1].resize(split_.round_cells().size());
-  count_nonzeros(in_.data, split_.round_cells(), my_counts_[1].data());
+  nonzeros_.count(split_.round_cells(), my_counts_[1].data());
   split_.add_counts(my_counts_[1].data());
 }
 
@@ -134,8 +135,7 @@ Status Oktopk::send_to(size_t peer_index) {
   }
   // Reads the input only in the peer's region; nothing writes there until
   // the peer has everything this lane sends.
-  const VectorView piece =
-      extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_, piece_scratch_[peer_index]);
+  const VectorView piece = nonzeros_.smaller(theirs, elem_size_, piece_scratch_[peer_index]);
   OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduce, seq_, piece));
   {
     std::unique_lock lock(mu_);
@@ -221,13 +221,25 @@ WireCost Oktopk::analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
   if (n <= 1 || c.count == 0) return {};
   // Regions hold equal shares of the non-zeros; with non-zeros spread evenly
-  // over the index space that makes them count/n elements long. Inputs that
-  // need a fine histogram round add (n-1) * its stream, not modelled.
+  // over the index space that makes them count/n elements long.
   const double m = static_cast<double>(c.count) / n;
-  const double cells = static_cast<double>(std::min(c.count, BalancedSplit::kCoarseBuckets));
-  const double histogram = stream_wire_bytes(cells, 4.0, static_cast<double>(chunk_capacity(true, 4)));
   const double upload = smaller_stream_bytes(c.element_density * m, m, c.elem_size);
   const double download = smaller_stream_bytes(c.union_element_density * m, m, c.elem_size);
+  // The coarse histogram, and the fine one when the bucket a boundary falls
+  // in is expected to hold more than 1/kSlack of a region's share: a bucket
+  // holds about total/buckets non-zeros, and at least a whole run of them
+  // where they come in runs (non-zero blocks; elements per non-zero block).
+  const double buckets = static_cast<double>(std::min(c.count, BalancedSplit::kCoarseBuckets));
+  const double counts_per_frame = static_cast<double>(chunk_capacity(true, 4));
+  double histogram = stream_wire_bytes(buckets, 4.0, counts_per_frame);
+  const double total = n * c.element_density * static_cast<double>(c.count);
+  const double run = c.block_density > 0 ? static_cast<double>(c.block_size) * c.element_density / c.block_density : 0;
+  const double bucket_length = static_cast<double>(c.count) / buckets;
+  if (total > 0 && bucket_length > 1 &&
+      std::max(total / buckets, run) * static_cast<double>(BalancedSplit::kSlack) * n > total) {
+    const double cells = (n - 1) * std::min(bucket_length, static_cast<double>(BalancedSplit::kFineBuckets));
+    histogram += stream_wire_bytes(cells, 4.0, counts_per_frame);
+  }
   const double per_rank = (n - 1) * (histogram + upload + download);
   return {per_rank, n * per_rank};
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "baselines/balanced_split.h"
+#include "baselines/local_nonzeros.h"
 #include "baselines/peer_links.h"
 #include "baselines/rank_order_merge.h"
 #include "baselines/sparse_vector.h"
@@ -71,6 +72,7 @@ class Oktopk final : public Collective {
   TensorView in_;
   TensorView out_;
   std::array<std::vector<uint32_t>, 2> my_counts_;  // this rank's histogram, per round
+  LocalNonzeros nonzeros_;                          // this rank's non-zeros, found once per call
 
   std::mutex mu_;  // guards split_ and the fields below
   std::condition_variable cv_;
