@@ -59,15 +59,45 @@ TEST(NcclBaseline, MatchesReferenceBesideOmniOnAGpu) {
   EXPECT_NE(nccl->value("note", "").find("NCCL_ALGO=Ring"), std::string::npos) << nccl->dump();
 }
 
-TEST(NcclBaseline, AloneWithoutAGpuExitsUnavailable) {
+// nccl-tree forces NCCL's double binary tree on its own communicator, in
+// the same job as the ring one.
+TEST(NcclBaseline, TreeMatchesReferenceBesideTheRingOnAGpu) {
+  if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
+  const std::string json = temp_path("out.json");
+  auto r = run_cli({"allreduce", "--algo", "nccl-tree,nccl", "--nodes", "3", "-b", "400012", "-e", "4000120", "-f",
+                    "10", "--density", "0.1", "-n", "2", "-w", "1", "-T", "60", "-J", json},
+                   {}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto doc = read_json(json);
+  ASSERT_EQ(doc["results"].size(), 4u);
+  for (const auto& row : doc["results"]) {
+    EXPECT_FALSE(row["skipped"].get<bool>()) << row.dump();
+    EXPECT_TRUE(row["correct"].get<bool>()) << row["algo"] << " " << row["size_bytes"];
+    EXPECT_EQ(row["wrong_elements"].get<uint64_t>(), 0u) << row["algo"];
+  }
+  const auto* tree = result_of(doc, "nccl-tree");
+  ASSERT_NE(tree, nullptr);
+  EXPECT_NE(tree->value("note", "").find("NCCL_ALGO=Tree"), std::string::npos) << tree->dump();
+  const auto* ring = result_of(doc, "nccl");
+  ASSERT_NE(ring, nullptr);
+  EXPECT_NE(ring->value("note", "").find("NCCL_ALGO=Ring"), std::string::npos) << ring->dump();
+}
+
+class NcclAlone : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NcclAlone, WithoutAGpuExitsUnavailable) {
   if (!why_no_gpu()) GTEST_SKIP() << "a CUDA device is visible: this test is for machines without one";
-  auto r = run_cli({"allreduce", "--algo", "nccl", "--nodes", "2", "-b", "4K", "-e", "4K", "-T", "20"}, {}, 60);
+  auto r = run_cli({"allreduce", "--algo", GetParam(), "--nodes", "2", "-b", "4K", "-e", "4K", "-T", "20"}, {}, 60);
   EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
-  EXPECT_NE(r.err.find("nccl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(GetParam()), std::string::npos) << r.err;
   const bool says_why = r.err.find("no CUDA device visible") != std::string::npos ||
                         r.err.find("this build has no NCCL") != std::string::npos;
   EXPECT_TRUE(says_why) << r.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, NcclAlone, ::testing::Values("nccl", "nccl-tree"), [](const auto& info) {
+  return info.param == "nccl" ? std::string("ring") : std::string("tree");
+});
 
 TEST(NcclBaseline, BesideOmniWithoutAGpuIsSkippedWhileOmniRuns) {
   if (!why_no_gpu()) GTEST_SKIP() << "a CUDA device is visible: this test is for machines without one";
