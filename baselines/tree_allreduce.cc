@@ -34,7 +34,9 @@ TreeAllreduce::TreeAllreduce(const CollectiveSetup& setup, std::array<PeerLinks,
       frame_elems_(std::max<size_t>(1, kFrameBytes / elem_size_)),
       timeout_(setup.timeout),
       links_(std::move(links)),
-      nodes_{double_tree_node(job_.nodes, 0, job_.rank), double_tree_node(job_.nodes, 1, job_.rank)},
+      // Dedicated aggregator ranks are in neither tree.
+      nodes_{job_.is_worker() ? double_tree_node(job_.nodes, 0, job_.rank) : TreeNode{},
+             job_.is_worker() ? double_tree_node(job_.nodes, 1, job_.rank) : TreeNode{}},
       lanes_(std::make_unique<LaneGroup>(job_.is_worker() && job_.nodes > 1 ? 4 : 0)) {}
 
 TreeAllreduce::~TreeAllreduce() {
