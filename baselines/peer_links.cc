@@ -37,4 +37,11 @@ std::vector<std::pair<int, int>> ring_pairs(int n) {
   return pairs;
 }
 
+std::vector<std::pair<int, int>> full_mesh_pairs(int n) {
+  std::vector<std::pair<int, int>> pairs;
+  for (int a = 0; a < n; ++a)
+    for (int b = a + 1; b < n; ++b) pairs.push_back({a, b});
+  return pairs;
+}
+
 }  // namespace omnib

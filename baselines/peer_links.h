@@ -36,4 +36,7 @@ class PeerLinks {
 // The pairs of a ring over ranks [0, n): {i, i+1 mod n}.
 std::vector<std::pair<int, int>> ring_pairs(int n);
 
+// Every pair of ranks in [0, n): a full mesh.
+std::vector<std::pair<int, int>> full_mesh_pairs(int n);
+
 }  // namespace omnib

@@ -36,15 +36,19 @@ const bool kGlooNamesRegistered = [] {
 #endif
 
 #if !OMNIB_WITH_NCCL
-const CollectiveRegistration kNcclUnavailable(unavailable(
-    kNcclName, kNcclSummary,
+const bool kNcclNamesRegistered = [] {
+  for (const NcclVariant& v : kNcclVariants)
+    CollectiveRegistry::instance().add(unavailable(v.name, v.summary,
 #if OMNIB_WITH_CUDA
-    "this build has no NCCL: install NCCL (libnccl-dev, or its files under /usr/local/cuda) and rebuild",
+                                                   "this build has no NCCL: install NCCL (libnccl-dev, or its files "
+                                                   "under /usr/local/cuda) and rebuild",
 #else
-    "this build has no NCCL/CUDA: install the CUDA toolkit and NCCL (libnccl-dev), then rebuild with "
-    "-DOMNIB_USE_CUDA=AUTO",
+                                                   "this build has no NCCL/CUDA: install the CUDA toolkit and NCCL "
+                                                   "(libnccl-dev), then rebuild with -DOMNIB_USE_CUDA=AUTO",
 #endif
-    nccl_analytic_cost));
+                                                   v.analytic_cost));
+  return true;
+}();
 #endif
 
 }  // namespace

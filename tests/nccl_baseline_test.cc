@@ -3,6 +3,7 @@
 // skipped, or, asked for alone, fail as unavailable (exit 6) saying why.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,11 +41,12 @@ const nlohmann::json* result_of(const nlohmann::json& doc, const std::string& al
   return nullptr;
 }
 
-TEST(NcclBaseline, MatchesReferenceBesideOmniOnAGpu) {
-  if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
+// Runs `algos` on `nodes` ranks at two sizes; every row must be checked and
+// correct, and each algorithm named in `notes` must say that text in its note.
+void expect_correct_on_gpu(const std::string& algos, int nodes, const std::map<std::string, std::string>& notes) {
   const std::string json = temp_path("out.json");
-  auto r = run_cli({"allreduce", "--algo", "nccl,omni", "--nodes", "2", "-b", "400012", "-e", "4000120", "-f", "10",
-                    "--density", "0.1", "-n", "2", "-w", "1", "-T", "60", "-J", json},
+  auto r = run_cli({"allreduce", "--algo", algos, "--nodes", std::to_string(nodes), "-b", "400012", "-e", "4000120",
+                    "-f", "10", "--density", "0.1", "-n", "2", "-w", "1", "-T", "60", "-J", json},
                    {}, 120);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto doc = read_json(json);
@@ -54,20 +56,40 @@ TEST(NcclBaseline, MatchesReferenceBesideOmniOnAGpu) {
     EXPECT_TRUE(row["correct"].get<bool>()) << row["algo"] << " " << row["size_bytes"];
     EXPECT_EQ(row["wrong_elements"].get<uint64_t>(), 0u) << row["algo"];
   }
-  const auto* nccl = result_of(doc, "nccl");
-  ASSERT_NE(nccl, nullptr);
-  EXPECT_NE(nccl->value("note", "").find("NCCL_ALGO=Ring"), std::string::npos) << nccl->dump();
+  for (const auto& [algo, text] : notes) {
+    const auto* row = result_of(doc, algo);
+    ASSERT_NE(row, nullptr) << algo;
+    EXPECT_NE(row->value("note", "").find(text), std::string::npos) << row->dump();
+  }
 }
 
-TEST(NcclBaseline, AloneWithoutAGpuExitsUnavailable) {
+TEST(NcclBaseline, MatchesReferenceBesideOmniOnAGpu) {
+  if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
+  expect_correct_on_gpu("nccl,omni", 2, {{"nccl", "NCCL_ALGO=Ring"}});
+}
+
+// nccl-tree forces NCCL's double binary tree on its own communicator, in
+// the same job as the ring one.
+TEST(NcclBaseline, TreeMatchesReferenceBesideTheRingOnAGpu) {
+  if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
+  expect_correct_on_gpu("nccl-tree,nccl", 3, {{"nccl-tree", "NCCL_ALGO=Tree"}, {"nccl", "NCCL_ALGO=Ring"}});
+}
+
+class NcclAlone : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NcclAlone, WithoutAGpuExitsUnavailable) {
   if (!why_no_gpu()) GTEST_SKIP() << "a CUDA device is visible: this test is for machines without one";
-  auto r = run_cli({"allreduce", "--algo", "nccl", "--nodes", "2", "-b", "4K", "-e", "4K", "-T", "20"}, {}, 60);
+  auto r = run_cli({"allreduce", "--algo", GetParam(), "--nodes", "2", "-b", "4K", "-e", "4K", "-T", "20"}, {}, 60);
   EXPECT_EQ(r.exit_code, 6) << r.out << r.err;
-  EXPECT_NE(r.err.find("nccl"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(GetParam()), std::string::npos) << r.err;
   const bool says_why = r.err.find("no CUDA device visible") != std::string::npos ||
                         r.err.find("this build has no NCCL") != std::string::npos;
   EXPECT_TRUE(says_why) << r.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, NcclAlone, ::testing::Values("nccl", "nccl-tree"), [](const auto& info) {
+  return info.param == "nccl" ? std::string("ring") : std::string("tree");
+});
 
 TEST(NcclBaseline, BesideOmniWithoutAGpuIsSkippedWhileOmniRuns) {
   if (!why_no_gpu()) GTEST_SKIP() << "a CUDA device is visible: this test is for machines without one";

@@ -50,10 +50,11 @@ std::optional<std::string> NcclAllreduce::unavailable_reason(const CollectiveSet
   return std::nullopt;
 }
 
-NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup) : job_(setup.job), timeout_(setup.timeout) {}
+NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup, const NcclVariant& variant)
+    : job_(setup.job), timeout_(setup.timeout), variant_(variant) {}
 
-Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup& setup) {
-  std::unique_ptr<NcclAllreduce> c(new NcclAllreduce(setup));
+Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup& setup, const NcclVariant& variant) {
+  std::unique_ptr<NcclAllreduce> c(new NcclAllreduce(setup, variant));
   if (setup.job.is_worker()) {
     if (setup.store == nullptr) return internal_error("nccl needs setup.store to exchange its unique id");
     // Workers create collectives in the same order: the n-th NCCL
@@ -77,7 +78,7 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
 
   // NCCL reads these when it builds the communicator.
   if (const char* algo = std::getenv("NCCL_ALGO")) previous_algo_ = algo;
-  setenv("NCCL_ALGO", "Ring", 1);
+  setenv("NCCL_ALGO", variant_.nccl_algo, 1);
   if (ranks_on_gpu_ > 1) {
     const std::string host_id = "omnib-" + std::to_string(setup.job_id) + "-" + std::to_string(job_.rank);
     setenv("NCCL_HOSTID", host_id.c_str(), 1);
@@ -212,8 +213,9 @@ std::string NcclAllreduce::wire_note() const {
 }
 
 std::string NcclAllreduce::run_note() const {
-  std::string note = "NCCL_ALGO=Ring set in the environment before the communicator was created";
-  if (!previous_algo_.empty() && previous_algo_ != "Ring") note += " (replacing NCCL_ALGO=" + previous_algo_ + ")";
+  const std::string algo = variant_.nccl_algo;
+  std::string note = "NCCL_ALGO=" + algo + " set in the environment before the communicator was created";
+  if (!previous_algo_.empty() && previous_algo_ != algo) note += " (replacing NCCL_ALGO=" + previous_algo_ + ")";
   if (staged_) note += "; host tensors staged through GPU buffers: times include the H2D and D2H copies";
   if (ranks_on_gpu_ > 1)
     note += "; " + std::to_string(ranks_on_gpu_) +
@@ -224,15 +226,19 @@ std::string NcclAllreduce::run_note() const {
 
 namespace {
 
-const CollectiveRegistration kRegistration(CollectiveInfo{
-    kNcclName,
-    kNcclSummary,
-    false,
-    NcclAllreduce::unavailable_reason,
-    NcclAllreduce::create,
-    nccl_analytic_cost,
-    true,
-});
+const bool kNcclRegistered = [] {
+  for (const NcclVariant& v : kNcclVariants)
+    CollectiveRegistry::instance().add(CollectiveInfo{
+        v.name,
+        v.summary,
+        false,
+        NcclAllreduce::unavailable_reason,
+        [v](const CollectiveSetup& s) { return NcclAllreduce::create(s, v); },
+        v.analytic_cost,
+        true,
+    });
+  return true;
+}();
 
 }  // namespace
 }  // namespace omnib

@@ -1,5 +1,6 @@
-// The NCCL baseline: ncclAllReduce over one communicator spanning the worker
-// ranks, with the ring algorithm forced (NCCL_ALGO=Ring). Dedicated
+// The NCCL baselines: ncclAllReduce over one communicator spanning the
+// worker ranks, with one algorithm forced (NCCL_ALGO=Ring for `nccl`,
+// NCCL_ALGO=Tree for `nccl-tree`; baselines/nccl/nccl_catalog.h). Dedicated
 // aggregator ranks take no part.
 //
 // Placement: worker i on a host gets GPU (local index % visible GPUs). When a
@@ -16,6 +17,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include "baselines/nccl/nccl_catalog.h"
 #include "engine/collective.h"
 
 namespace omnib {
@@ -25,10 +27,12 @@ class NcclAllreduce final : public Collective {
   // Why this rank cannot run NCCL (no CUDA device visible), or nullopt.
   static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
 
-  // On workers: picks the GPU, sets NCCL_ALGO (and NCCL_HOSTID when sharing
-  // a GPU) in this process's environment, exchanges the ncclUniqueId through
-  // setup.store and creates the communicator, waiting at most setup.timeout.
-  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
+  // On workers: picks the GPU, sets NCCL_ALGO to variant.nccl_algo (and
+  // NCCL_HOSTID when sharing a GPU) in this process's environment, exchanges
+  // the ncclUniqueId through setup.store and creates the communicator,
+  // waiting at most setup.timeout. NCCL reads NCCL_ALGO when a communicator
+  // is created, so each communicator keeps the algorithm it was made with.
+  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup, const NcclVariant& variant);
   ~NcclAllreduce() override;
 
   // kCuda views are used as they are; kCpu views are staged through device
@@ -42,7 +46,7 @@ class NcclAllreduce final : public Collective {
   std::string run_note() const override;
 
  private:
-  explicit NcclAllreduce(const CollectiveSetup& setup);
+  NcclAllreduce(const CollectiveSetup& setup, const NcclVariant& variant);
   Status connect(const CollectiveSetup& setup, const std::string& tag);
   Status ensure_staging(size_t bytes);
   // Polls the communicator (and the stream) until NCCL has queued its work
@@ -57,6 +61,7 @@ class NcclAllreduce final : public Collective {
 
   JobLayout job_;
   std::chrono::milliseconds timeout_;
+  NcclVariant variant_;
   int gpu_ = 0;
   int ranks_on_gpu_ = 1;
   std::string previous_algo_;  // NCCL_ALGO before we set it, if any
