@@ -1,5 +1,6 @@
-// CUDA error codes as omnib::Status, for the .cu files of this directory only
-// (it includes the CUDA runtime header; public headers here never do).
+// CUDA error codes as omnib::Status, and the one OMNIB_CUDA_TRY, for code that
+// calls the CUDA runtime (the .cu files here, the NCCL baseline). It includes
+// the CUDA runtime header, so no public header includes it.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -7,21 +7,15 @@
 #include <vector>
 
 #include "baselines/nccl/nccl_catalog.h"
+#include "cuda/cuda_status.h"
 
 namespace omnib {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Both return from the enclosing member function with a Status naming the
-// call, the error and the rank.
-#define OMNIB_CUDA_TRY(call)                                   \
-  do {                                                         \
-    cudaError_t omnib_cuda_ = (call);                          \
-    if (omnib_cuda_ != cudaSuccess)                            \
-      return cuda_error(omnib_cuda_, #call);                   \
-  } while (0)
-
+// Returns from the enclosing member function with a Status naming the call
+// and the error. (CUDA calls use cuda/cuda_status.h's OMNIB_CUDA_TRY.)
 // Non-blocking communicators answer ncclInProgress while work is queued.
 #define OMNIB_NCCL_TRY(call)                                   \
   do {                                                         \
@@ -131,11 +125,6 @@ NcclAllreduce::~NcclAllreduce() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-Status NcclAllreduce::cuda_error(cudaError_t e, const std::string& call) const {
-  return unavailable_error(call + " failed: " + cudaGetErrorName(e) +
-                           ": " + cudaGetErrorString(e));
-}
-
 Status NcclAllreduce::nccl_error(ncclResult_t r, const std::string& call) const {
   std::string detail = ncclGetLastError(comm_);
   return unavailable_error(call + " failed: " + ncclGetErrorString(r) +
@@ -162,7 +151,7 @@ Status NcclAllreduce::wait_for(const std::string& what, Until until) {
       if (until == Until::kEnqueued) return Status::ok();
       cudaError_t q = cudaStreamQuery(stream_);
       if (q == cudaSuccess) return Status::ok();
-      if (q != cudaErrorNotReady) return abort_communicator(cuda_error(q, what + " (cudaStreamQuery)"));
+      if (q != cudaErrorNotReady) return abort_communicator(gpu::cuda_status((what + " (cudaStreamQuery)").c_str(), q));
     }
     if (Clock::now() > deadline)
       return abort_communicator(timeout_error(

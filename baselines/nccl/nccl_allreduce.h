@@ -56,7 +56,6 @@ class NcclAllreduce final : public Collective {
   Status abort_communicator(Status why);
   // Name the call and CUDA's or NCCL's own words; the harness adds the
   // rank and the algorithm.
-  Status cuda_error(cudaError_t e, const std::string& call) const;
   Status nccl_error(ncclResult_t r, const std::string& call) const;
 
   JobLayout job_;

@@ -1,6 +1,5 @@
 #include "tools/net/command_runner.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +11,8 @@
 #include <cstring>
 #include <limits>
 #include <thread>
+
+#include "tools/process/child_process.h"
 
 namespace omnib {
 namespace {
@@ -94,40 +95,17 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, std::chr
   if (tool.empty())
     return unavailable_error("'" + argv[0] + "' was not found in /usr/sbin, /sbin, /usr/bin or /bin: install "
                              "iproute2 (it provides ip and tc)");
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return internal_error(std::string("pipe: ") + std::strerror(errno));
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return internal_error(std::string("pipe: ") + std::strerror(errno));
-  }
-  // Built before fork: the child of a threaded process must not allocate.
-  std::vector<char*> cargs;
-  for (const auto& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
-  cargs[0] = const_cast<char*>(tool.c_str());
-  cargs.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-    return internal_error("fork for '" + join(argv) + "': " + std::strerror(errno));
-  }
-  if (pid == 0) {
-    setpgid(0, 0);
-    // The launcher may be ignoring or catching signals; the tool should not inherit that.
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGHUP, SIG_DFL);
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    execv(cargs[0], cargs.data());
-    _exit(127);
-  }
-  setpgid(pid, pid);  // also here: the kill below must not race the child's own call
-  close(out_pipe[1]);
-  close(err_pipe[1]);
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.argv[0] = tool;
+  spec.capture_output = true;
+  spec.own_process_group = true;  // so that a kill reaches the tool's own children
+  auto started = start_child(spec);
+  if (!started.is_ok()) return started.status().with_context("'" + join(argv) + "': ");
+  const pid_t pid = started.value().pid;
   CommandOutput result;
   int status = 0;
-  const bool drained = drain(out_pipe[0], err_pipe[0], result.out, result.err, deadline);
+  const bool drained = drain(started.value().out_fd, started.value().err_fd, result.out, result.err, deadline);
   if (!drained || !reap(pid, deadline, status)) {
     // Its whole group: a tool's own children would otherwise hold the pipes.
     kill(-pid, SIGKILL);
@@ -138,7 +116,7 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, std::chr
     return timeout_error("'" + join(argv) + "' did not finish within " + limit +
                          " and was killed (is the machine overloaded, or the tool stuck?)");
   }
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.exit_code = exit_code_of(status);
   return result;
 }
 

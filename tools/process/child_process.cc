@@ -10,20 +10,55 @@
 #include <cstdlib>
 #include <cstring>
 
+extern char** environ;
+
 namespace omnib {
 
-Result<pid_t> start_child(const ChildSpec& spec) {
+Result<Child> start_child(const ChildSpec& spec) {
   if (spec.argv.empty()) return internal_error("start_child: empty command");
-  // Everything the child needs is built before fork: the child of a threaded
-  // process must not allocate.
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  if (spec.capture_output && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)) {
+    const int err = errno;
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      if (fd >= 0) close(fd);
+    return internal_error(std::string("pipe: ") + std::strerror(err));
+  }
+  // Everything the child needs, its environment included, is built before
+  // fork: the child of a threaded process must not allocate.
   std::vector<char*> args;
   for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> env_entries;
+  for (char** e = environ; *e; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [n, v] : spec.env) replaced |= n == name;
+    if (!replaced) env_entries.push_back(entry);
+  }
+  for (const auto& [name, value] : spec.env) env_entries.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& e : env_entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const bool search_path = spec.argv[0].find('/') == std::string::npos;
   const pid_t parent = getpid();
   const pid_t pid = fork();
-  if (pid < 0) return internal_error("fork for '" + spec.argv[0] + "': " + std::strerror(errno));
-  if (pid > 0) return pid;
+  if (pid < 0) {
+    const int err = errno;
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      if (fd >= 0) close(fd);
+    return internal_error("fork for '" + spec.argv[0] + "': " + std::strerror(err));
+  }
+  if (pid > 0) {
+    // Also here: a kill of the group must not race the child's own setpgid.
+    if (spec.own_process_group) setpgid(pid, pid);
+    Child child{pid, out_pipe[0], err_pipe[0]};
+    if (spec.capture_output) {
+      close(out_pipe[1]);
+      close(err_pipe[1]);
+    }
+    return child;
+  }
 
   if (spec.die_with_parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -34,7 +69,10 @@ Result<pid_t> start_child(const ChildSpec& spec) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (spec.discard_output) {
+  if (spec.capture_output) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+  } else if (spec.discard_output) {
     const int null_fd = open("/dev/null", O_WRONLY);
     if (null_fd >= 0) {
       dup2(null_fd, STDOUT_FILENO);
@@ -42,11 +80,10 @@ Result<pid_t> start_child(const ChildSpec& spec) {
       close(null_fd);
     }
   }
-  for (const auto& [name, value] : spec.env) setenv(name.c_str(), value.c_str(), 1);
   if (search_path)
-    execvp(args[0], args.data());
+    execvpe(args[0], args.data(), envp.data());
   else
-    execv(args[0], args.data());
+    execve(args[0], args.data(), envp.data());
   _exit(127);
 }
 
@@ -58,9 +95,9 @@ int wait_child(pid_t pid) {
 }
 
 int run_child(const ChildSpec& spec) {
-  auto pid = start_child(spec);
-  if (!pid.is_ok()) return 127;
-  return wait_child(pid.value());
+  auto child = start_child(spec);
+  if (!child.is_ok()) return 127;
+  return wait_child(child.value().pid);
 }
 
 int exit_code_of(int wait_status) {

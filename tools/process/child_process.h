@@ -19,13 +19,21 @@ struct ChildSpec {
   // Added to (or replacing in) the child's environment.
   std::vector<std::pair<std::string, std::string>> env;
   bool discard_output = false;   // stdout and stderr to /dev/null
+  bool capture_output = false;   // stdout and stderr to pipes the caller reads (Child::out_fd, err_fd)
   bool die_with_parent = false;  // SIGKILL the child when this process dies
   bool own_process_group = false;  // so that a signal to it reaches everything it starts
 };
 
-// Starts the child; returns its pid. The child's signal dispositions are
-// reset to the defaults (a parent's handlers must not leak into it).
-Result<pid_t> start_child(const ChildSpec& spec);
+struct Child {
+  pid_t pid = -1;
+  int out_fd = -1;  // with capture_output: the read ends, owned by the caller
+  int err_fd = -1;
+};
+
+// Starts the child. Its signal dispositions and mask are reset to the
+// defaults (a parent's handlers must not leak into it); 127 is its exit code
+// when the program cannot be executed.
+Result<Child> start_child(const ChildSpec& spec);
 
 // Waits for `pid` (retrying on EINTR) and returns exit_code_of its status.
 int wait_child(pid_t pid);

@@ -91,10 +91,10 @@ int run_point(const SweepPoint& p, const std::string& part) {
   child.argv = {"/proc/self/exe"};
   for (const auto& a : p.allreduce_args(part)) child.argv.push_back(a);
   child.die_with_parent = true;
-  auto pid = start_child(child);
-  if (!pid.is_ok()) return 127;
-  g_child = pid.value();
-  const int code = wait_child(pid.value());
+  auto started = start_child(child);
+  if (!started.is_ok()) return 127;
+  g_child = started.value().pid;
+  const int code = wait_child(started.value().pid);
   g_child = 0;
   return code;
 }
