@@ -1,7 +1,15 @@
 // The transport seam: one bidirectional, framed, byte-counted link between two
-// ranks (or within one process). Implementations: tcp_connection (sockets),
-// local_connection (in-process queue). A future RDMA transport implements the
-// same interface.
+// ranks (or within one process). Implementations: tcp_connection (sockets,
+// driven by the process's IoLoop), local_connection (in-process queue).
+//
+// Two ways to use it. Blocking: send() and recv(), as a lane that serves one
+// link does. Non-blocking: post() and try_recv() plus a Waker, as a lane that
+// serves many links does (it waits on one Waker for all of them).
+//
+// Flow control: a connection holds at most recv_window() received frames
+// that nobody has taken; while it holds that many it stops reading, and the
+// transport holds the sender back. At most send_window() posted frames are
+// unfinished at a time. So memory is bounded by the windows, not the data.
 //
 // Threading: one thread may send while another receives on the same
 // connection; two concurrent senders (or receivers) are not allowed.
@@ -12,11 +20,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "engine/status.h"
 #include "engine/transport/frame_format.h"
+#include "engine/transport/waker.h"
 #include "engine/uninit_buffer.h"
 
 namespace omnib {
@@ -74,6 +84,36 @@ class Connection {
   virtual void abort() = 0;
 
   virtual int peer_rank() const = 0;
+
+  // ---- Non-blocking use.
+
+  // Takes the next received frame, if one is waiting, into `frame` (the
+  // frame's old payload buffer is kept for reuse). false: nothing waiting.
+  // An error once the link failed or was aborted and nothing is left.
+  virtual Result<bool> try_recv(Frame& frame) = 0;
+
+  // Starts sending one frame and returns its ticket (1, 2, 3, ...), or
+  // nullopt when send_window() frames are unfinished. The memory `parts`
+  // point to must stay valid and unchanged until sends_done() reaches the
+  // ticket. An error once the link failed or was aborted.
+  virtual Result<std::optional<uint64_t>> post(wire::FrameType type, uint32_t tag, uint64_t seq,
+                                               std::span<const iovec> parts) = 0;
+  // Tickets whose bytes have all been handed to the transport.
+  virtual uint64_t sends_done() const = 0;
+  // Ok, or why the link failed (then every call fails the same way).
+  virtual Status health() const = 0;
+
+  // `on_receive` is told when a frame arrives or the link fails; `on_send`
+  // when a send finishes or the link fails. Either may be null. Set them
+  // before threads use the connection; they must outlive their use.
+  virtual void set_wakers(Waker* on_receive, Waker* on_send) = 0;
+
+  // Sizes the windows: received frames held, posted frames unfinished, and
+  // (for transports that can) the bytes the peer may have in flight towards
+  // this end, which bounds how hard many senders can hit one receiver.
+  virtual void set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) = 0;
+  virtual size_t recv_window() const = 0;
+  virtual size_t send_window() const = 0;
 
   // Convenience for a single contiguous payload.
   Status send_bytes(wire::FrameType type, uint32_t tag, uint64_t seq, const void* data, size_t n) {

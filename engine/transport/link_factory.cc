@@ -69,7 +69,7 @@ Result<LinkSet> LinkFactory::establish(const std::vector<LinkSpec>& specs) {
       if (!fd.is_ok())
         return fd.status().with_context("rank " + std::to_string(rank_) + " -> rank " + std::to_string(s.acceptor) + ": ");
       OMNIB_RETURN_IF_ERROR(configure_stream_socket(fd.value(), timeout_));
-      auto conn = std::make_unique<TcpConnection>(fd.value(), s.acceptor, job_id_);
+      auto conn = std::make_unique<TcpConnection>(fd.value(), s.acceptor, job_id_, timeout_);
       wire::HelloPayload hello{static_cast<uint32_t>(rank_), static_cast<uint32_t>(id)};
       OMNIB_RETURN_IF_ERROR(conn->send_bytes(wire::FrameType::kHello, plan, 0, &hello, sizeof(hello)));
       set.dialer_end[id] = std::move(conn);
@@ -92,15 +92,22 @@ Result<LinkSet> LinkFactory::establish(const std::vector<LinkSpec>& specs) {
       return fd.status().with_context("rank " + std::to_string(rank_) + " waiting for " +
                                       std::to_string(expected_incoming) + " peer link(s): ");
     OMNIB_RETURN_IF_ERROR(configure_stream_socket(fd.value(), timeout_));
-    auto conn = std::make_unique<TcpConnection>(fd.value(), -1, job_id_);
-    OMNIB_RETURN_IF_ERROR(conn->recv(hello_frame));
+    // The hello is read here, on the blocking socket, before the link is
+    // handed to a connection (and so to the network thread).
+    const std::string who = "rank " + std::to_string(rank_) + ": new link";
+    Status got = read_all(fd.value(), &hello_frame.header, sizeof(hello_frame.header), who);
+    if (got.is_ok()) got = validate_header(hello_frame.header, job_id_, -1);
     wire::HelloPayload hello{};
-    if (hello_frame.type() != wire::FrameType::kHello || hello_frame.payload.size() != sizeof(hello))
-      return unavailable_error("rank " + std::to_string(rank_) + ": first frame on a new link was not a hello");
-    std::memcpy(&hello, hello_frame.payload.data(), sizeof(hello));
+    if (got.is_ok() && (hello_frame.type() != wire::FrameType::kHello || hello_frame.header.length != sizeof(hello)))
+      got = unavailable_error("rank " + std::to_string(rank_) + ": first frame on a new link was not a hello");
+    if (got.is_ok()) got = read_all(fd.value(), &hello, sizeof(hello), who);
+    if (!got.is_ok()) {
+      close(fd.value());
+      return got;
+    }
     uint32_t their_plan = hello_frame.header.tag;
     auto peer = static_cast<int>(hello.rank);
-    conn->set_peer_rank(peer);
+    auto conn = std::make_unique<TcpConnection>(fd.value(), peer, job_id_, timeout_);
     if (their_plan != plan) {
       early_arrivals_[{their_plan, hello.link_id}] = std::move(conn);
       continue;

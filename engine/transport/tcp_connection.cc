@@ -1,90 +1,271 @@
 #include "engine/transport/tcp_connection.h"
 
+#include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <vector>
-
-#include "engine/transport/socket_util.h"
 
 namespace omnib {
 
-TcpConnection::TcpConnection(int fd, int peer_rank, uint32_t job_id)
-    : fd_(fd), peer_rank_(peer_rank), job_id_(job_id), name_("tcp link to rank " + std::to_string(peer_rank)) {}
+using SteadyClock = std::chrono::steady_clock;
 
-TcpConnection::~TcpConnection() { close(fd_); }
+namespace {
 
-void TcpConnection::set_peer_rank(int rank) {
-  peer_rank_ = rank;
-  name_ = "tcp link to rank " + std::to_string(rank);
+constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
+
+}  // namespace
+
+TcpConnection::TcpConnection(int fd, int peer_rank, uint32_t job_id, std::chrono::milliseconds timeout)
+    : fd_(fd),
+      peer_rank_(peer_rank),
+      job_id_(job_id),
+      timeout_(timeout),
+      name_("tcp link to rank " + std::to_string(peer_rank)) {
+  fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+  // Edge-triggered: the loop is told when something changes, reads and
+  // writes until the socket would block, and a consumer that frees inbox
+  // room reads on by itself (no epoll_ctl per frame).
+  Status s = IoLoop::instance().add(fd_, this, EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET);
+  std::lock_guard lock(mu_);
+  registered_ = s.is_ok();
+  if (!s.is_ok()) failure_ = s.with_context(name_ + ": ");
 }
 
-void TcpConnection::abort() {
-  if (!aborted_.exchange(true)) shutdown(fd_, SHUT_RDWR);
+TcpConnection::~TcpConnection() {
+  // After remove() returns the loop will not call on_ready again.
+  if (registered_) IoLoop::instance().remove(fd_);
+  close(fd_);
 }
 
-Status TcpConnection::send_iovecs(iovec* iov, size_t count) {
-  while (count > 0) {
-    msghdr msg{};
-    msg.msg_iov = iov;
-    msg.msg_iovlen = std::min<size_t>(count, IOV_MAX);
-    ssize_t w = sendmsg(fd_, &msg, MSG_NOSIGNAL);
-    if (w < 0) {
+void TcpConnection::on_ready(uint32_t events) {
+  std::lock_guard lock(mu_);
+  if (!failure_.is_ok()) return;
+  const size_t received_before = inbox_.size();
+  const uint64_t done_before = done_;
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_available_locked();
+  if (events & EPOLLOUT) write_available_locked();
+  notify_locked(inbox_.size() != received_before, done_ != done_before);
+}
+
+Status TcpConnection::state_error_locked() const {
+  return failure_.is_ok() ? Status::ok() : failure_;
+}
+
+void TcpConnection::fail_locked(Status why) {
+  if (!failure_.is_ok()) return;
+  failure_ = why;
+  notify_locked(true, true);
+}
+
+void TcpConnection::notify_locked(bool received, bool sent) {
+  if (!received && !sent) return;
+  changed_.notify_all();
+  if (received && receive_waker_) receive_waker_->notify();
+  if (sent && send_waker_) send_waker_->notify();
+}
+
+void TcpConnection::read_available_locked() {
+  while (failure_.is_ok() && inbox_.size() < recv_window_) {
+    ssize_t n;
+    if (have_ < kHeaderBytes) {
+      n = read(fd_, reinterpret_cast<char*>(&reading_.header) + have_, kHeaderBytes - have_);
+    } else {
+      n = read(fd_, reading_.payload.data() + (have_ - kHeaderBytes), kHeaderBytes + reading_.header.length - have_);
+    }
+    if (n < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK)
-        return timeout_error(name_ + ": send made no progress within the timeout (is the peer stuck?)");
-      return unavailable_error(name_ + ": send failed: " + std::strerror(errno));
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      fail_locked(unavailable_error(name_ + ": receive failed: " + std::strerror(errno) + " (did the peer die?)"));
+      return;
     }
-    sent_.fetch_add(static_cast<uint64_t>(w), std::memory_order_relaxed);
-    auto done = static_cast<size_t>(w);
-    while (count > 0 && done >= iov->iov_len) {
-      done -= iov->iov_len;
-      ++iov;
-      --count;
+    if (n == 0) {
+      fail_locked(unavailable_error(name_ + ": the peer closed the connection (did it fail or exit?)"));
+      return;
     }
-    if (count > 0) {
-      iov->iov_base = static_cast<char*>(iov->iov_base) + done;
-      iov->iov_len -= done;
+    const size_t before = have_;
+    have_ += static_cast<size_t>(n);
+    if (before < kHeaderBytes && have_ == kHeaderBytes) {
+      // Checked before a byte of payload is allocated or read.
+      Status valid = validate_header(reading_.header, job_id_, peer_rank_);
+      if (!valid.is_ok()) {
+        fail_locked(valid);
+        return;
+      }
+      if (reading_.payload.capacity() < reading_.header.length && !spare_payloads_.empty()) {
+        reading_.payload = std::move(spare_payloads_.back());
+        spare_payloads_.pop_back();
+      }
+      reading_.payload.resize(reading_.header.length);
+    }
+    if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes) {
+      received_.fetch_add(have_, std::memory_order_relaxed);
+      frames_received_.fetch_add(1, std::memory_order_relaxed);
+      inbox_.push_back(std::move(reading_));
+      reading_ = Frame{};
+      if (!spare_payloads_.empty()) {
+        reading_.payload = std::move(spare_payloads_.back());
+        spare_payloads_.pop_back();
+      }
+      have_ = 0;
     }
   }
-  return Status::ok();
+}
+
+void TcpConnection::write_available_locked() {
+  while (failure_.is_ok() && !outbox_.empty()) {
+    Outgoing& o = outbox_.front();
+    msghdr msg{};
+    msg.msg_iov = o.iov.data() + o.next;
+    msg.msg_iovlen = std::min<size_t>(o.iov.size() - o.next, IOV_MAX);
+    const ssize_t w = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // the loop hears when there is room
+      fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(errno) + " (did the peer die?)"));
+      return;
+    }
+    sent_.fetch_add(static_cast<uint64_t>(w), std::memory_order_relaxed);
+    auto left = static_cast<size_t>(w);
+    while (o.next < o.iov.size() && left >= o.iov[o.next].iov_len) left -= o.iov[o.next++].iov_len;
+    if (o.next < o.iov.size()) {
+      o.iov[o.next].iov_base = static_cast<char*>(o.iov[o.next].iov_base) + left;
+      o.iov[o.next].iov_len -= left;
+      continue;
+    }
+    done_ = o.ticket;
+    frames_sent_.fetch_add(1, std::memory_order_relaxed);
+    outbox_.pop_front();
+  }
+}
+
+Result<std::optional<uint64_t>> TcpConnection::post(wire::FrameType type, uint32_t tag, uint64_t seq,
+                                                    std::span<const iovec> parts) {
+  std::lock_guard lock(mu_);
+  if (!failure_.is_ok()) return failure_;
+  if (posted_ - done_ >= send_window_) return std::optional<uint64_t>();
+  uint64_t length = 0;
+  for (const auto& p : parts) length += p.iov_len;
+  outbox_.push_back(Outgoing{make_header(type, job_id_, tag, seq, length), {}, 0, ++posted_});
+  Outgoing& o = outbox_.back();
+  o.iov.reserve(parts.size() + 1);
+  o.iov.push_back({&o.header, kHeaderBytes});
+  for (const auto& p : parts)
+    if (p.iov_len) o.iov.push_back(p);
+  const uint64_t ticket = o.ticket;
+  // Alone in the queue: write now, on this thread; the loop finishes it.
+  if (outbox_.size() == 1) {
+    const uint64_t before = done_;
+    write_available_locked();
+    if (done_ != before) changed_.notify_all();
+  }
+  if (!failure_.is_ok()) return failure_;
+  return std::optional<uint64_t>(ticket);
+}
+
+uint64_t TcpConnection::sends_done() const {
+  std::lock_guard lock(mu_);
+  return done_;
 }
 
 Status TcpConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) {
-  if (aborted_) return unavailable_error(name_ + ": connection was aborted");
-  uint64_t length = 0;
-  for (const auto& p : parts) length += p.iov_len;
-  wire::FrameHeader header = make_header(type, job_id_, tag, seq, length);
-  // A small stack array covers the common case; large gathers go to the heap.
-  constexpr size_t kInline = 64;
-  iovec inline_iov[kInline];
-  std::vector<iovec> heap_iov;
-  iovec* iov = inline_iov;
-  if (parts.size() + 1 > kInline) {
-    heap_iov.resize(parts.size() + 1);
-    iov = heap_iov.data();
+  // One deadline for the whole send: waiting for window room and writing.
+  const auto deadline = SteadyClock::now() + timeout_;
+  uint64_t ticket = 0;
+  while (true) {
+    auto posted = post(type, tag, seq, parts);
+    if (!posted.is_ok()) return posted.status();
+    if (posted.value()) {
+      ticket = *posted.value();
+      break;
+    }
+    std::unique_lock lock(mu_);
+    if (!changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || posted_ - done_ < send_window_; }))
+      return timeout_error(name_ + ": send made no progress within the timeout (is the peer stuck?)");
   }
-  iov[0] = {&header, sizeof(header)};
-  size_t n = 1;
-  for (const auto& p : parts)
-    if (p.iov_len) iov[n++] = p;
-  OMNIB_RETURN_IF_ERROR(send_iovecs(iov, n));
-  frames_sent_.fetch_add(1, std::memory_order_relaxed);
-  return Status::ok();
+  std::unique_lock lock(mu_);
+  if (!changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || done_ >= ticket; }))
+    return timeout_error(name_ + ": send did not finish within the timeout (is the peer stuck?)");
+  return done_ >= ticket ? Status::ok() : failure_;
+}
+
+Result<bool> TcpConnection::try_recv(Frame& frame) {
+  std::lock_guard lock(mu_);
+  if (inbox_.empty()) {
+    if (!failure_.is_ok()) return failure_;
+    return false;
+  }
+  const bool was_full = inbox_.size() >= recv_window_;
+  std::swap(frame, inbox_.front());
+  // The caller's old payload buffer serves a later frame.
+  if (spare_payloads_.size() < recv_window_) spare_payloads_.push_back(std::move(inbox_.front().payload));
+  inbox_.pop_front();
+  // The loop stopped reading at a full inbox and hears of no new data until
+  // more arrives: read on from here.
+  if (was_full) {
+    const size_t before = inbox_.size();
+    read_available_locked();
+    if (inbox_.size() != before && receive_waker_) receive_waker_->notify();
+  }
+  return true;
 }
 
 Status TcpConnection::recv(Frame& frame) {
-  if (aborted_) return unavailable_error(name_ + ": connection was aborted");
-  OMNIB_RETURN_IF_ERROR(read_all(fd_, &frame.header, sizeof(frame.header), name_));
-  OMNIB_RETURN_IF_ERROR(validate_header(frame.header, job_id_, peer_rank_));
-  frame.payload.resize(frame.header.length);
-  if (frame.header.length) OMNIB_RETURN_IF_ERROR(read_all(fd_, frame.payload.data(), frame.header.length, name_));
-  received_.fetch_add(sizeof(frame.header) + frame.header.length, std::memory_order_relaxed);
-  frames_received_.fetch_add(1, std::memory_order_relaxed);
-  return Status::ok();
+  const auto deadline = SteadyClock::now() + timeout_;
+  while (true) {
+    auto got = try_recv(frame);
+    if (!got.is_ok()) return got.status();
+    if (got.value()) return validate_header(frame.header, job_id_, peer_rank_);
+    std::unique_lock lock(mu_);
+    if (!changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || !inbox_.empty(); }))
+      return timeout_error(name_ + ": nothing received within the timeout (is the peer stuck? raise -T if it is "
+                           "only slow)");
+  }
+}
+
+Status TcpConnection::health() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void TcpConnection::set_wakers(Waker* on_receive, Waker* on_send) {
+  std::lock_guard lock(mu_);
+  receive_waker_ = on_receive;
+  send_waker_ = on_send;
+}
+
+void TcpConnection::set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) {
+  std::lock_guard lock(mu_);
+  recv_window_ = std::max<size_t>(1, recv_frames);
+  send_window_ = std::max<size_t>(1, send_frames);
+  if (inflight_bytes > 0) {
+    // The kernel doubles the value for its own bookkeeping; TCP advertises
+    // about what was asked.
+    const int bytes = static_cast<int>(std::min<size_t>(inflight_bytes, INT_MAX / 2));
+    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+  }
+}
+
+size_t TcpConnection::recv_window() const {
+  std::lock_guard lock(mu_);
+  return recv_window_;
+}
+
+size_t TcpConnection::send_window() const {
+  std::lock_guard lock(mu_);
+  return send_window_;
+}
+
+void TcpConnection::abort() {
+  std::lock_guard lock(mu_);
+  if (aborted_) return;
+  aborted_ = true;
+  shutdown(fd_, SHUT_RDWR);
+  fail_locked(unavailable_error(name_ + ": connection was aborted"));
 }
 
 }  // namespace omnib

@@ -1,24 +1,48 @@
-// Connection over a connected TCP socket. Owns the fd.
+// Connection over a connected TCP socket, driven by the process's IoLoop: the
+// loop reads frames into a bounded inbox and writes posted frames as the
+// socket takes them, so any number of links costs one network thread.
+// Owns the fd.
+//
+// Flow control: while the inbox holds recv_window() frames the loop stops
+// reading the socket, and TCP's own window holds the sender back; the
+// receive buffer (set_windows' inflight_bytes) bounds how many bytes the
+// peer may have in flight towards this end.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "engine/transport/connection.h"
+#include "engine/transport/io_loop.h"
 
 namespace omnib {
 
-class TcpConnection final : public Connection {
+class TcpConnection final : public Connection, private IoLoop::Handler {
  public:
-  // `fd` must be connected and configured (configure_stream_socket).
-  TcpConnection(int fd, int peer_rank, uint32_t job_id);
+  // `fd` must be connected and configured (configure_stream_socket); the
+  // opening frames (challenge, hello) must already be read: from here on the
+  // loop reads it. Every blocking wait ends after `timeout` (kTimeout).
+  TcpConnection(int fd, int peer_rank, uint32_t job_id, std::chrono::milliseconds timeout);
   ~TcpConnection() override;
   TcpConnection(const TcpConnection&) = delete;
   TcpConnection& operator=(const TcpConnection&) = delete;
 
   Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
   Status recv(Frame& frame) override;
+  Result<bool> try_recv(Frame& frame) override;
+  Result<std::optional<uint64_t>> post(wire::FrameType type, uint32_t tag, uint64_t seq,
+                                       std::span<const iovec> parts) override;
+  uint64_t sends_done() const override;
+  Status health() const override;
+  void set_wakers(Waker* on_receive, Waker* on_send) override;
+  void set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) override;
+  size_t recv_window() const override;
+  size_t send_window() const override;
   ByteCounters counters() const override {
     return {sent_.load(), received_.load(), frames_sent_.load(), frames_received_.load()};
   }
@@ -26,22 +50,56 @@ class TcpConnection final : public Connection {
   void abort() override;
   int peer_rank() const override { return peer_rank_; }
 
-  // Names the peer once its hello has been read (accepted links start with
-  // an unknown peer). Call before the connection is shared with other threads.
-  void set_peer_rank(int rank);
-
  private:
-  Status send_iovecs(iovec* iov, size_t count);
+  struct Outgoing {
+    wire::FrameHeader header;
+    std::vector<iovec> iov;  // header first, then the caller's parts
+    size_t next = 0;         // first iovec not fully written
+    uint64_t ticket = 0;
+  };
 
-  int fd_;
-  int peer_rank_;
-  uint32_t job_id_;
-  std::string name_;
+  void on_ready(uint32_t events) override;
+  // With mu_ held.
+  void read_available_locked();
+  void write_available_locked();
+  void fail_locked(Status why);
+  void watch_locked();  // tells the loop what this socket waits for now
+  void notify_locked(bool received, bool sent);
+  Status state_error_locked() const;
+
+  const int fd_;
+  const int peer_rank_;
+  const uint32_t job_id_;
+  const std::chrono::milliseconds timeout_;
+  const std::string name_;
+
+  mutable std::mutex mu_;
+  std::condition_variable changed_;  // blocking send/recv waiters
+  bool registered_ = false;
+  uint32_t watching_ = 0;  // events the loop watches for
+
+  // Receive side.
+  std::deque<Frame> inbox_;
+  size_t recv_window_ = 16;
+  Frame reading_;  // the frame being read
+  size_t have_ = 0;  // bytes of it read so far, header included
+  std::vector<UninitBytes> spare_payloads_;
+
+  // Send side.
+  std::deque<Outgoing> outbox_;
+  size_t send_window_ = 16;
+  uint64_t posted_ = 0;
+  uint64_t done_ = 0;
+
+  Status failure_;  // set once: the link is dead
+  bool aborted_ = false;
+  Waker* receive_waker_ = nullptr;
+  Waker* send_waker_ = nullptr;
+
   std::atomic<uint64_t> sent_{0};
   std::atomic<uint64_t> received_{0};
   std::atomic<uint64_t> frames_sent_{0};
   std::atomic<uint64_t> frames_received_{0};
-  std::atomic<bool> aborted_{false};
 };
 
 }  // namespace omnib

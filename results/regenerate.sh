@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Remakes everything in results/ and plots/ with exactly the commands that
+# made it (results/README.md lists them). Needs root: the example study runs
+# on emulated links (docs/emulation.md).
+#
+#   results/regenerate.sh            the example study and its figures, and the CI baseline
+#   results/regenerate.sh --check    runs the example study twice into a temporary folder
+#                                    and checks that every speedup's direction reproduces
+#                                    (results/check_directions.py); changes nothing here
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${OMNI_BENCH:-build/omni-bench}"
+[[ -x "$bin" ]] || { echo "regenerate: $bin is missing: build first (ci/setup.sh)" >&2; exit 2; }
+
+# The example study: omni against the dense and sparse baselines over
+# density and node count, on emulated 1 Gbit/s links so that the network,
+# not this machine's CPU, sets the pace. Three whole runs per point.
+study() {
+  "$bin" sweep --net emulate --link-rate 1gbit --density 0.001,0.01,0.1,0.3,1 --nodes 2,4 \
+    --algo omni,ring,ps,tree,allgather,sparcml-split,oktopk --sizes 4M -n 5 -w 1 --repeat 3 -J "$1" "${@:2}"
+}
+
+if [[ "${1:-}" == "--check" ]]; then
+  tmp="$(mktemp -d "${TMPDIR:-/tmp}/regenerate.XXXXXX")"
+  trap 'rm -rf "$tmp"' EXIT
+  study "$tmp/first.json"
+  study "$tmp/second.json"
+  exec /usr/bin/python3 results/check_directions.py "$tmp/first.json" "$tmp/second.json"
+fi
+
+study results/example-study.json --force
+rm -rf plots/example-study
+"$bin" plot results/example-study.json -o plots/example-study
+ci/perf_gate.sh --update
