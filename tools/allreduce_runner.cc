@@ -14,6 +14,7 @@
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
 #include "tools/net/link_meter.h"
+#include "tools/rank_rendezvous.h"
 #include "tools/threshold_check.h"
 
 namespace omnib {
@@ -64,6 +65,8 @@ class RankRun {
         if (s.is_ok()) s = r->finish();
     // Rank 0 may serve the store: it leaves only after every rank is done with it.
     if (s.is_ok() && store_) s = store_gather_to_root(*store_, "finished", job_.rank, job_.world(), "").status();
+    // Peers waiting in the store stop at once instead of after -T.
+    if (!s.is_ok() && store_) (void)store_->post_abort(job_.rank, s.message());
     // Tear down links before the store goes away.
     slots_.clear();
     links_.reset();
@@ -82,30 +85,14 @@ class RankRun {
       return usage_error("the launcher started " + std::to_string(launch_.world) + " ranks but --nodes " +
                          std::to_string(o_.nodes) + " --aggregators " + std::to_string(o_.aggregators) + " needs " +
                          std::to_string(o_.nodes + o_.aggregators) + ": make them agree");
-    const auto timeout = std::chrono::milliseconds(o_.timeout_s * 1000);
-    auto addr = parse_socket_address(launch_.store_address);
-    if (!addr.is_ok()) return addr.status();
-    if (launch_.host_store) {
-      auto server = TcpStoreServer::start({"0.0.0.0", addr.value().port});
-      if (!server.is_ok()) return server.status();
-      store_server_ = server.take();
-    }
-    auto client = TcpStoreClient::connect(addr.value(), timeout);
-    if (!client.is_ok()) return client.status();
-    store_ = client.take();
-    job_id_ = launch_.job_id;
-    if (job_id_ == 0) {
-      if (job_.rank == 0) OMNIB_RETURN_IF_ERROR(store_->set("job_id", std::to_string(std::random_device{}() | 1u)));
-      auto id = store_->get("job_id");
-      if (!id.is_ok()) return id.status().with_context("waiting for rank 0 (is it running?): ");
-      job_id_ = static_cast<uint32_t>(std::stoul(id.value()));
-    }
-    auto hosts = store_all_gather(*store_, "hosts", job_.rank, job_.world(), host_name());
-    if (!hosts.is_ok()) return hosts.status();
-    hosts_ = hosts.take();
-    auto links = LinkFactory::start(*store_, job_.rank, job_.world(), job_id_, launch_.bind_host, timeout);
-    if (!links.is_ok()) return links.status();
-    links_ = links.take();
+    auto met = rendezvous_rank(launch_, o_.timeout_s);
+    if (!met.is_ok()) return met.status();
+    // met.value().barrier_latency_us is for the run's header.
+    store_server_ = std::move(met.value().server);
+    store_ = std::move(met.value().store);
+    job_id_ = met.value().job_id;
+    hosts_ = std::move(met.value().hosts);
+    links_ = std::move(met.value().links);
     return Status::ok();
   }
 

@@ -1,4 +1,6 @@
-// Connection over a connected TCP socket. Owns the fd.
+// Connection over a connected TCP socket. Owns the fd. Every send and
+// receive completes within `timeout` of its start or fails with kTimeout,
+// however slowly the peer trickles bytes.
 #pragma once
 
 #include <atomic>
@@ -6,13 +8,15 @@
 #include <string>
 
 #include "engine/transport/connection.h"
+#include "engine/transport/socket_util.h"
 
 namespace omnib {
 
 class TcpConnection final : public Connection {
  public:
-  // `fd` must be connected and configured (configure_stream_socket).
-  TcpConnection(int fd, int peer_rank, uint32_t job_id);
+  // `fd` must be connected and configured (configure_stream_socket); it may
+  // be blocking or not.
+  TcpConnection(int fd, int peer_rank, uint32_t job_id, std::chrono::milliseconds timeout);
   ~TcpConnection() override;
   TcpConnection(const TcpConnection&) = delete;
   TcpConnection& operator=(const TcpConnection&) = delete;
@@ -29,11 +33,12 @@ class TcpConnection final : public Connection {
   void set_peer_rank(int rank);
 
  private:
-  Status send_iovecs(iovec* iov, size_t count);
+  Status send_iovecs(iovec* iov, size_t count, SteadyClock::time_point deadline);
 
   int fd_;
   int peer_rank_;
   uint32_t job_id_;
+  std::chrono::milliseconds timeout_;
   std::string name_;
   std::atomic<uint64_t> sent_{0};
   std::atomic<uint64_t> received_{0};
