@@ -54,12 +54,12 @@ Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_
     if (!parsed.is_ok()) return parsed.status();
     met.job_id = parsed.value();
   }
-  auto hosts = store_all_gather(store, "hosts", rank, world, host_name());
-  if (!hosts.is_ok()) return hosts.status();
-  met.hosts = hosts.take();
   auto links = LinkFactory::start(store, rank, world, met.job_id, token, launch.bind_host, timeout);
   if (!links.is_ok()) return links.status();
   met.links = links.take();
+  auto hosts = store_all_gather(store, "hosts", rank, world, host_name());
+  if (!hosts.is_ok()) return hosts.status();
+  met.hosts = hosts.take();
   auto latency = measure_barrier_latency_us(store, "start-up", world);
   if (!latency.is_ok()) return latency.status();
   met.barrier_latency_us = latency.value();

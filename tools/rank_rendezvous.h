@@ -1,7 +1,7 @@
 // How one rank meets the others before any collective runs: it connects to
 // the job's store (serving it first when it is rank 0 under an external
-// launcher), learns the job id, gathers every rank's host name, opens its link
-// port, and times a few barriers.
+// launcher), learns the job id, opens its link port (published as addr/<rank>),
+// gathers every rank's host name, and times a few barriers.
 #pragma once
 
 #include <cstdint>
