@@ -71,7 +71,7 @@ std::string describe_exit(int status) {
 
 void RunVerdict::add(int status, bool killed_by_us) {
   if (WIFSIGNALED(status)) {
-    if (!killed_by_us && signal_code_ == 0) signal_code_ = 128 + WTERMSIG(status);
+    crashed_ |= !killed_by_us;
     return;
   }
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
@@ -81,7 +81,7 @@ void RunVerdict::add(int status, bool killed_by_us) {
 }
 
 int RunVerdict::code(bool interrupted) const {
-  if (signal_code_) return signal_code_;
+  if (crashed_) return exit_code(Code::kInternal);
   if (first_failure_) return first_failure_;
   if (first_unavailable_) return first_unavailable_;
   return interrupted ? 130 : 0;
@@ -122,6 +122,8 @@ int launch_local(const LocalLaunchPlan& plan) {
       verdict.add(status, killing);
       const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
       if (failed && !killing) {
+        // A crashed rank says nothing itself.
+        if (WIFSIGNALED(status)) std::fprintf(stderr, "omni-bench: rank %d %s\n", rank, describe_exit(status).c_str());
         // Ranks waiting in the store learn it at once, not after -T.
         server.value()->post_abort(rank, describe_exit(status));
         kill_at = std::min(kill_at, std::chrono::steady_clock::now() + plan.grace);

@@ -30,10 +30,10 @@ struct LocalLaunchPlan {
 };
 
 // The whole run's exit code from its ranks' ends, whatever order they are
-// reaped in (docs/exit-codes.md): a rank killed by a signal the launcher did
-// not send gives 128 + that signal; else the first code other than 6 (a
-// rank that stops because a peer failed reports 6); else 6; else 0, or 130
-// when the run was interrupted.
+// reaped in (docs/exit-codes.md): 1 when a rank was killed by a signal the
+// launcher did not send (a crash); else the first code other than 6 (a rank
+// that stops because another failed reports 6); else 6; else 0, or 130 when
+// the run was interrupted.
 class RunVerdict {
  public:
   // `status` as waitpid gives it; `killed_by_us`: the launcher was already
@@ -42,7 +42,7 @@ class RunVerdict {
   int code(bool interrupted) const;
 
  private:
-  int signal_code_ = 0;
+  bool crashed_ = false;
   int first_failure_ = 0;
   int first_unavailable_ = 0;
 };
