@@ -13,7 +13,8 @@ using store_wire::StoreReply;
 using store_wire::StoreRequest;
 using store_wire::make_request;
 
-constexpr auto kAbortPostLimit = std::chrono::milliseconds(3000);
+// A failing rank should not linger: the store may be gone with rank 0.
+constexpr auto kAbortPostLimit = std::chrono::milliseconds(1000);
 constexpr size_t kMaxAbortMessage = 4000;
 
 std::string where(const SocketAddress& server) { return "rendezvous store at " + server.to_string(); }

@@ -1,132 +1,18 @@
 #include "engine/bootstrap/tcp_store_server.h"
 
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
-#include <uv.h>
 
-#include <atomic>
 #include <cerrno>
-#include <cstring>
-#include <list>
-#include <mutex>
-#include <thread>
-#include <unordered_map>
-#include <vector>
 
-#include "engine/bootstrap/store_state.h"
+#include "engine/bootstrap/tcp_store_loop.h"
 
 namespace omnib {
-namespace {
-
-using store_wire::Op;
-using store_wire::ReplyStatus;
-using store_wire::StoreRequest;
-
-constexpr int kAcceptPauseMs = 100;  // out of descriptors: look again after this
-constexpr int kSweepMs = 250;        // how often late handshakes are looked for
-constexpr int kAcceptsPerWake = 128; // then let the loop serve the others
-constexpr size_t kReadChunk = 64 << 10;
-
-}  // namespace
-
-// Everything the loop thread owns. Only `post_abort`, `stop` and the stats
-// atomics are touched from other threads.
-class TcpStoreServer::Loop {
- public:
-  Loop(const JobToken& token, const StoreLimits& limits) : token_(token), limits_(limits), state_(limits) {}
-
-  Status open(int listen_fd);
-  void start() {
-    thread_ = std::thread([this] { uv_run(&loop_, UV_RUN_DEFAULT); });
-  }
-  // Closes every connection and joins the loop thread.
-  void stop();
-  void post_abort(int rank, const std::string& message);
-  StoreStats stats() const;
-  ~Loop();
-
- private:
-  // kDiscard: the request was refused for the buffer cap; its body is read
-  // and dropped, so the client gets the refusal and keeps its connection.
-  enum class Phase { kProof, kHeader, kBody, kDiscard, kBusy };
-  struct Conn {
-    uv_tcp_t tcp;
-    Loop* loop;
-    StoreState::ConnId id;
-    Phase phase = Phase::kProof;
-    Nonce nonce{};
-    std::string in;  // the proof, header or body being assembled
-    StoreRequest req{};
-    uint64_t reserved = 0;  // bytes of this request's body counted against the buffer cap
-    uint64_t discard_left = 0;
-    bool reply_pending = false;  // the reply to the current request is being written
-    bool closing = false;
-    std::list<Conn*>::iterator handshaking;  // valid while phase == kProof
-    SteadyClock::time_point accepted_at;
-  };
-  struct Write {
-    uv_write_t req;
-    Conn* conn;
-    store_wire::StoreReply header;
-    std::string bytes;  // greeting or proof
-    std::shared_ptr<const std::string> payload;
-    uint64_t size;
-    bool ends_request;
-  };
-
-  static void on_listener(uv_poll_t* h, int status, int events);
-  static void on_resume(uv_timer_t* t);
-  static void on_sweep(uv_timer_t* t);
-  static void on_wakeup(uv_async_t* a);
-  static void on_alloc(uv_handle_t* h, size_t suggested, uv_buf_t* buf);
-  static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
-  static void on_written(uv_write_t* w, int status);
-  static void on_conn_closed(uv_handle_t* h);
-
-  void accept_some();
-  void admit(int fd);
-  void feed(Conn* c, const char* data, size_t n);
-  void check_proof(Conn* c);
-  void check_header(Conn* c);
-  void dispatch(Conn* c);
-  void deliver(const StoreState::Replies& replies);
-  void refuse(Conn* c, const std::string& why);
-  void send(Conn* c, Write* w, const uv_buf_t* bufs, unsigned count);
-  void send_bytes(Conn* c, std::string bytes);
-  void send_reply(Conn* c, ReplyStatus status, std::shared_ptr<const std::string> payload, bool ends_request);
-  void close_conn(Conn* c, bool rejected);
-  void shut_down();
-  void publish();
-
-  JobToken token_;
-  StoreLimits limits_;
-  StoreState state_;
-  uv_loop_t loop_{};
-  uv_poll_t listener_{};
-  int listen_fd_ = -1;
-  uv_timer_t resume_{}, sweep_{};
-  uv_async_t wakeup_{};
-  std::unordered_map<StoreState::ConnId, Conn*> conns_;
-  std::list<Conn*> handshaking_;  // oldest first
-  StoreState::ConnId next_id_ = 1;
-  uint64_t in_flight_ = 0;  // request bodies being received + replies being sent
-  char read_buf_[kReadChunk];
-
-  std::thread thread_;
-  std::mutex mu_;
-  bool stop_requested_ = false;
-  std::vector<std::pair<int, std::string>> aborts_;
-
-  std::atomic<uint64_t> s_keys_{0}, s_value_bytes_{0}, s_pending_{0}, s_waiters_{0}, s_buffered_{0}, s_open_{0},
-      s_rejected_{0}, s_pauses_{0};
-};
 
 Status TcpStoreServer::Loop::open(int listen_fd) {
   listen_fd_ = listen_fd;
   if (int err = uv_loop_init(&loop_); err != 0) return internal_error(std::string("uv_loop_init: ") + uv_strerror(err));
   loop_.data = this;
-  fcntl(listen_fd, F_SETFL, fcntl(listen_fd, F_GETFL) | O_NONBLOCK);
   // libuv's own uv_listen() retries accept() in a loop when descriptors run
   // out and its one spare descriptor is gone (taken by another thread): a busy
   // loop. Watching the listener ourselves lets us pause accepting instead.
@@ -288,114 +174,12 @@ void TcpStoreServer::Loop::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* bu
   Loop* self = c->loop;
   if (n < 0) {
     self->close_conn(c, false);
+  } else if (uv_stream_get_write_queue_size(s) > kMaxUnreadReplyBytes) {
+    self->close_conn(c, true);  // it sends on and on but does not read its replies
   } else if (n > 0) {
     self->feed(c, buf->base, static_cast<size_t>(n));
   }
   self->publish();
-}
-
-void TcpStoreServer::Loop::feed(Conn* c, const char* data, size_t n) {
-  while (n > 0 && !c->closing) {
-    size_t want = 0;
-    switch (c->phase) {
-      case Phase::kProof: want = sizeof(store_wire::StoreClientProof) - c->in.size(); break;
-      case Phase::kHeader: want = sizeof(StoreRequest) - c->in.size(); break;
-      case Phase::kBody: want = c->reserved - c->in.size(); break;
-      case Phase::kDiscard: {
-        const size_t drop = static_cast<size_t>(std::min<uint64_t>(c->discard_left, n));
-        c->discard_left -= drop;
-        data += drop;
-        n -= drop;
-        if (c->discard_left == 0) c->phase = c->reply_pending ? Phase::kBusy : Phase::kHeader;
-        continue;
-      }
-      case Phase::kBusy:
-        // One request at a time: a client that sends more before its reply
-        // breaks the protocol.
-        close_conn(c, true);
-        return;
-    }
-    const size_t take = std::min(want, n);
-    c->in.append(data, take);
-    data += take;
-    n -= take;
-    if (take < want) return;
-    if (c->phase == Phase::kProof) {
-      check_proof(c);
-    } else if (c->phase == Phase::kHeader) {
-      check_header(c);
-    } else {
-      dispatch(c);
-    }
-  }
-}
-
-void TcpStoreServer::Loop::check_proof(Conn* c) {
-  store_wire::StoreClientProof proof{};
-  std::memcpy(&proof, c->in.data(), sizeof(proof));
-  c->in.clear();
-  if (!token_.verify(proof.mac, store_wire::kClientLabel, {bytes_of(c->nonce), bytes_of(proof.nonce)})) {
-    close_conn(c, true);
-    return;
-  }
-  handshaking_.erase(c->handshaking);
-  c->phase = Phase::kHeader;
-  store_wire::StoreServerProof answer{token_.prove(store_wire::kServerLabel, {bytes_of(c->nonce), bytes_of(proof.nonce)})};
-  send_bytes(c, std::string(reinterpret_cast<const char*>(&answer), sizeof(answer)));
-}
-
-void TcpStoreServer::Loop::check_header(Conn* c) {
-  std::memcpy(&c->req, c->in.data(), sizeof(c->req));
-  c->in.clear();
-  const StoreRequest& r = c->req;
-  const auto op = static_cast<Op>(r.op);
-  const bool known = op == Op::kSet || op == Op::kGet || op == Op::kBarrier || op == Op::kGather || op == Op::kAbort;
-  if (r.magic != store_wire::kMagic || !known) {
-    close_conn(c, true);
-    return;
-  }
-  // Clients check these limits before sending: breaking one is abuse.
-  if (r.key_len > limits_.max_key_bytes || r.value_len > limits_.max_value_bytes) {
-    close_conn(c, true);
-    return;
-  }
-  const uint64_t body = uint64_t{r.key_len} + r.value_len;
-  if (state_.counts().value_bytes + in_flight_ + body > limits_.max_buffered_bytes) {
-    c->discard_left = body;
-    return refuse(c, "it holds " + std::to_string(state_.counts().value_bytes + in_flight_) + " bytes, takes at most " +
-                         std::to_string(limits_.max_buffered_bytes) + ", and this request brings " +
-                         std::to_string(body));
-  }
-  // Counted now, allocated only as the bytes arrive.
-  c->reserved = body;
-  in_flight_ += body;
-  c->phase = Phase::kBody;
-  if (body == 0) dispatch(c);
-}
-
-void TcpStoreServer::Loop::dispatch(Conn* c) {
-  std::string key = c->in.substr(0, c->req.key_len);
-  std::string value = c->in.substr(c->req.key_len);
-  std::string().swap(c->in);  // a large body's buffer goes back now
-  in_flight_ -= c->reserved;
-  c->reserved = 0;
-  c->phase = Phase::kBusy;
-  StoreState::Replies out;
-  state_.handle(c->id, c->req, std::move(key), std::move(value), out);
-  deliver(out);
-}
-
-void TcpStoreServer::Loop::deliver(const StoreState::Replies& replies) {
-  publish();  // before the replies: a client that reads them may look at the stats
-  for (const auto& r : replies) {
-    auto it = conns_.find(r.to);
-    if (it != conns_.end()) send_reply(it->second, r.status, r.payload, true);
-  }
-}
-
-void TcpStoreServer::Loop::refuse(Conn* c, const std::string& why) {
-  c->phase = c->discard_left > 0 ? Phase::kDiscard : Phase::kBusy;
-  send_reply(c, ReplyStatus::kRefused, std::make_shared<const std::string>(why), true);
 }
 
 void TcpStoreServer::Loop::send(Conn* c, Write* w, const uv_buf_t* bufs, unsigned count) {
@@ -413,19 +197,16 @@ void TcpStoreServer::Loop::send_bytes(Conn* c, std::string bytes) {
   auto* w = new Write();
   w->bytes = std::move(bytes);
   w->size = w->bytes.size();
-  w->ends_request = false;
   uv_buf_t buf = uv_buf_init(w->bytes.data(), static_cast<unsigned>(w->bytes.size()));
   send(c, w, &buf, 1);
 }
 
-void TcpStoreServer::Loop::send_reply(Conn* c, ReplyStatus status, std::shared_ptr<const std::string> payload,
-                                      bool ends_request) {
+void TcpStoreServer::Loop::send_reply(Conn* c, ReplyStatus status, std::shared_ptr<const std::string> payload) {
   auto* w = new Write();
   w->header = {store_wire::kReplyMagic, static_cast<uint8_t>(status), {0, 0, 0}, payload->size()};
   w->payload = std::move(payload);
   w->size = sizeof(w->header) + w->payload->size();
-  w->ends_request = ends_request;
-  c->reply_pending = ends_request;
+  if (c->phase == Phase::kWaiting) c->phase = Phase::kHeader;
   uv_buf_t bufs[2] = {uv_buf_init(reinterpret_cast<char*>(&w->header), sizeof(w->header)),
                       uv_buf_init(const_cast<char*>(w->payload->data()), static_cast<unsigned>(w->payload->size()))};
   send(c, w, bufs, w->payload->empty() ? 1 : 2);
@@ -436,16 +217,8 @@ void TcpStoreServer::Loop::on_written(uv_write_t* req, int status) {
   Conn* c = w->conn;
   Loop* self = c->loop;
   self->in_flight_ -= w->size;
-  const bool ends_request = w->ends_request;
   delete w;
-  if (!c->closing) {
-    if (status != 0) {
-      self->close_conn(c, false);
-    } else if (ends_request) {
-      c->reply_pending = false;
-      if (c->phase == Phase::kBusy) c->phase = Phase::kHeader;  // ready for the next request
-    }
-  }
+  if (!c->closing && status != 0) self->close_conn(c, false);
   self->publish();
 }
 

@@ -57,7 +57,7 @@ class TcpStoreServer {
   // rank had posted it. Callable from any thread; does not block.
   void post_abort(int rank, const std::string& message);
 
-  class Loop;
+  class Loop;  // engine/bootstrap/tcp_store_loop.h
 
  private:
   TcpStoreServer(std::unique_ptr<Loop> loop, SocketAddress address);
