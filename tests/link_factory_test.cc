@@ -90,7 +90,6 @@ TEST(LinkFactory, StrangersAtTheLinkPortDoNotEndSetUp) {
   auto theirs = other.get();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   strangers.join();
-  const std::string err = ::testing::internal::GetCapturedStderr();
   ASSERT_TRUE(mine.is_ok()) << mine.status().message();
   ASSERT_TRUE(theirs.is_ok()) << theirs.status().message();
   EXPECT_LT(seconds, 2.0) << "a silent stranger held up set-up";
@@ -99,6 +98,7 @@ TEST(LinkFactory, StrangersAtTheLinkPortDoNotEndSetUp) {
   auto next = std::async(std::launch::async, [&] { return r0.links->establish(plan); });
   ASSERT_TRUE(r1.links->establish(plan).is_ok());
   ASSERT_TRUE(next.get().is_ok());
+  const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(r1.links->rejected_connections(), 3u);
   for (int fd : {wrong_job, random_bytes, wrong_token}) EXPECT_TRUE(testing::closed_by_peer(fd, milliseconds(2000)));
   size_t logged = 0;

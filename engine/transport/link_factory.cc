@@ -144,14 +144,16 @@ Result<LinkSet> LinkFactory::establish(const std::vector<LinkSpec>& specs) {
     const size_t first_pending = 1 + outgoing.size();
     for (size_t i = pending_.size(); i-- > 0;) {
       PendingHello& p = pending_[i];
-      bool finished = false;
+      bool finished = false;  // its descriptor is closed or handed on
+      Status read = Status::ok();
       if (fds[first_pending + i].revents) {
-        OMNIB_RETURN_IF_ERROR(read_hello(p, plan, finished));
+        read = read_hello(p, plan, finished);
       } else if (SteadyClock::now() >= p.expires) {
         reject(p.fd, "sent no hello within the timeout");
         finished = true;
       }
       if (finished) pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+      OMNIB_RETURN_IF_ERROR(read);
     }
     for (size_t i = outgoing.size(); i-- > 0;) {
       if (!fds[1 + i].revents) continue;

@@ -104,9 +104,16 @@ class LinkFactory {
   // Accepts every waiting connection and sends it a challenge. False when
   // accepting failed for another reason than "none left" (out of descriptors).
   bool accept_pending();
+  // Reads the challenge once it is all there and answers with the hello;
+  // then out.fd belongs to the new link (and is -1 in `out`).
   Status answer_challenge(Outgoing& out, Plan& plan);
+  // Reads what has come of p's hello. `finished`: p's descriptor is closed
+  // (a stranger) or handed on (a link now or for a later plan). An error is
+  // a rank of this job breaking the plan.
   Status read_hello(PendingHello& p, Plan& plan, bool& finished);
+  // Puts an authenticated link into the plan if the plan expects it from `dialer`.
   Status take(Plan& plan, uint32_t link_id, int dialer, std::unique_ptr<Connection> conn);
+  // Closes, counts and (the first time) logs a connection that failed its hello.
   void reject(int fd, const std::string& why);
 
   Store& store_;
