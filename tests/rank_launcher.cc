@@ -23,13 +23,15 @@ int free_port() {
   return port;
 }
 
-pid_t start_rank(int rank, int world, int port, const std::vector<std::string>& args) {
+pid_t start_rank(int rank, int world, int port, const std::vector<std::string>& args,
+                 const std::vector<std::string>& env, const std::string& stderr_path) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   setenv("RANK", std::to_string(rank).c_str(), 1);
   setenv("WORLD_SIZE", std::to_string(world).c_str(), 1);
   setenv("MASTER_ADDR", "127.0.0.1", 1);
   setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+  for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
   std::vector<char*> argv;
   std::string binary = OMNIB_BINARY;
   argv.push_back(binary.data());
@@ -37,7 +39,8 @@ pid_t start_rank(int rank, int world, int port, const std::vector<std::string>& 
   argv.push_back(nullptr);
   int devnull = open("/dev/null", O_WRONLY);
   dup2(devnull, 1);
-  dup2(devnull, 2);
+  int err = stderr_path.empty() ? devnull : open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2(err, 2);
   execv(binary.c_str(), argv.data());
   _exit(127);
 }
@@ -54,14 +57,51 @@ int wait_until(pid_t pid, Clock::time_point deadline) {
 
 }  // namespace
 
-std::vector<RankExit> hit_one_rank(const std::vector<std::string>& args, const PeerHit& hit) {
-  const int port = free_port();
-  if (port < 0) {
+StartedRanks start_ranks(const std::vector<std::string>& args, int world, const std::vector<std::string>& env,
+                         const std::vector<std::string>& stderr_paths, int held_back) {
+  StartedRanks ranks{args, env, stderr_paths, free_port(), std::vector<pid_t>(static_cast<size_t>(world), -1)};
+  if (ranks.port < 0) {
     ADD_FAILURE() << "no free loopback port";
-    return {};
+    ranks.pids.clear();
+    return ranks;
   }
-  std::vector<pid_t> pids;
-  for (int r = 0; r < hit.world; ++r) pids.push_back(start_rank(r, hit.world, port, args));
+  for (int r = 0; r < world; ++r)
+    if (r != held_back) start_held_rank(ranks, r);
+  return ranks;
+}
+
+void start_held_rank(StartedRanks& ranks, int rank) {
+  const auto r = static_cast<size_t>(rank);
+  ranks.pids[r] = start_rank(rank, static_cast<int>(ranks.pids.size()), ranks.port, ranks.args, ranks.env,
+                             r < ranks.stderr_paths.size() ? ranks.stderr_paths[r] : "");
+}
+
+std::vector<RankEnd> wait_ranks(const StartedRanks& ranks, std::chrono::milliseconds limit) {
+  const auto start = Clock::now();
+  std::vector<RankEnd> ends(ranks.pids.size(), RankEnd{-1, 0});
+  size_t left = ranks.pids.size();
+  while (left > 0 && Clock::now() - start < limit) {
+    for (size_t r = 0; r < ranks.pids.size(); ++r) {
+      int status = 0;
+      if (ends[r].code != -1 || waitpid(ranks.pids[r], &status, WNOHANG) != ranks.pids[r]) continue;
+      ends[r] = {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                 std::chrono::duration<double>(Clock::now() - start).count()};
+      --left;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (size_t r = 0; r < ranks.pids.size(); ++r) {
+    if (ends[r].code != -1) continue;
+    kill(ranks.pids[r], SIGKILL);
+    waitpid(ranks.pids[r], nullptr, 0);
+  }
+  return ends;
+}
+
+std::vector<RankExit> hit_one_rank(const std::vector<std::string>& args, const PeerHit& hit) {
+  const StartedRanks ranks = start_ranks(args, hit.world);
+  if (ranks.pids.empty()) return {};
+  const std::vector<pid_t>& pids = ranks.pids;
   std::this_thread::sleep_for(hit.settle);
   kill(pids[hit.victim], hit.signal);
   const auto deadline = Clock::now() + hit.grace;

@@ -26,6 +26,32 @@ struct RankExit {
   int code;
 };
 
+// Ranks started the way an external launcher would.
+struct StartedRanks {
+  std::vector<std::string> args;
+  std::vector<std::string> env;           // "K=V", added to every rank's environment
+  std::vector<std::string> stderr_paths;  // rank r's stderr, when given; else /dev/null
+  int port = -1;                          // MASTER_PORT: where rank 0 serves the store
+  std::vector<pid_t> pids;                // -1: not started yet
+};
+
+// Starts every rank of `world` on a free loopback port, except `held_back`
+// (start it later with start_held_rank).
+StartedRanks start_ranks(const std::vector<std::string>& args, int world, const std::vector<std::string>& env = {},
+                         const std::vector<std::string>& stderr_paths = {}, int held_back = -1);
+void start_held_rank(StartedRanks& ranks, int rank);
+
+// How a rank ended: its exit code (128 + signal when killed, -1 when still
+// running at the limit) and when, counted from the call.
+struct RankEnd {
+  int code;
+  double seconds;
+};
+
+// Waits at most `limit` for every rank, then kills and reaps any left, so
+// none outlives the test. Returns each rank's end, in rank order.
+std::vector<RankEnd> wait_ranks(const StartedRanks& ranks, std::chrono::milliseconds limit);
+
 // Starts `hit.world` ranks of `args` on a free loopback port, sends
 // `hit.signal` to rank `hit.victim` after `hit.settle`, and returns how each
 // other rank ended within `hit.grace` of the hit, in rank order. Every rank is

@@ -27,8 +27,8 @@ struct TcpPair {
     auto cfd = dial(addr.value(), deadline);
     auto sfd = accept_before(lfd.value(), deadline);
     close(lfd.value());
-    EXPECT_TRUE(configure_stream_socket(cfd.value(), timeout).is_ok());
-    EXPECT_TRUE(configure_stream_socket(sfd.value(), timeout).is_ok());
+    EXPECT_TRUE(configure_stream_socket(cfd.value()).is_ok());
+    EXPECT_TRUE(configure_stream_socket(sfd.value()).is_ok());
     a = std::make_unique<TcpConnection>(cfd.value(), 1, job_a, timeout);
     b = std::make_unique<TcpConnection>(sfd.value(), 0, job_b, timeout);
   }

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +16,7 @@
 #include "tools/measure/cpu_time.h"
 #include "tools/measure/rank_samples.h"
 #include "tools/net/link_meter.h"
+#include "tools/rank_rendezvous.h"
 #include "tools/threshold_check.h"
 
 namespace omnib {
@@ -71,6 +71,8 @@ class RankRun {
         if (s.is_ok()) s = r->finish();
     // Rank 0 may serve the store: it leaves only after every rank is done with it.
     if (s.is_ok() && store_) s = store_gather_to_root(*store_, "finished", job_.rank, job_.world(), "").status();
+    // Peers waiting in the store stop at once instead of after -T.
+    if (!s.is_ok() && store_) (void)store_->post_abort(job_.rank, s.message());
     // Tear down links before the store goes away.
     slots_.clear();
     links_.reset();
@@ -85,30 +87,14 @@ class RankRun {
     job_.rank = launch_.rank;
     job_.aggregators = plan_.base.aggregators;
     job_.nodes = plan_.base.nodes;
-    const auto timeout = plan_.timeout();
-    auto addr = parse_socket_address(launch_.store_address);
-    if (!addr.is_ok()) return addr.status();
-    if (launch_.host_store) {
-      auto server = TcpStoreServer::start({"0.0.0.0", addr.value().port});
-      if (!server.is_ok()) return server.status();
-      store_server_ = server.take();
-    }
-    auto client = TcpStoreClient::connect(addr.value(), timeout);
-    if (!client.is_ok()) return client.status();
-    store_ = client.take();
-    job_id_ = launch_.job_id;
-    if (job_id_ == 0) {
-      if (job_.rank == 0) OMNIB_RETURN_IF_ERROR(store_->set("job_id", std::to_string(std::random_device{}() | 1u)));
-      auto id = store_->get("job_id");
-      if (!id.is_ok()) return id.status().with_context("waiting for rank 0 (is it running?): ");
-      job_id_ = static_cast<uint32_t>(std::stoul(id.value()));
-    }
-    auto hosts = store_all_gather(*store_, "hosts", job_.rank, job_.world(), host_name());
-    if (!hosts.is_ok()) return hosts.status();
-    hosts_ = hosts.take();
-    auto links = LinkFactory::start(*store_, job_.rank, job_.world(), job_id_, launch_.bind_host, timeout);
-    if (!links.is_ok()) return links.status();
-    links_ = links.take();
+    auto met = rendezvous_rank(launch_, plan_.timeout_s);
+    if (!met.is_ok()) return met.status();
+    store_server_ = std::move(met.value().server);
+    store_ = std::move(met.value().store);
+    job_id_ = met.value().job_id;
+    hosts_ = std::move(met.value().hosts);
+    links_ = std::move(met.value().links);
+    barrier_latency_us_ = met.value().barrier_latency_us;
     return Status::ok();
   }
 
@@ -201,6 +187,8 @@ class RankRun {
     ctx.environment["nodes"] = job_.nodes;
     ctx.environment["aggregators"] = job_.aggregators;
     ctx.environment["launcher"] = launch_.launcher;
+    ctx.environment["rendezvous"] = rendezvous_mode(launch_);
+    ctx.environment["barrier_latency_us"] = barrier_latency_us_;
     for (auto& r : reporters_) OMNIB_RETURN_IF_ERROR(r->begin(ctx));
     return Status::ok();
   }
@@ -404,6 +392,7 @@ class RankRun {
   std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
   bool any_wrong_ = false;
+  double barrier_latency_us_ = 0;  // median of a few start-up store barriers, this rank's
   ThresholdCheck thresholds_{plan_.thresholds};
 };
 

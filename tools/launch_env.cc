@@ -28,10 +28,22 @@ struct Source {
   const char* size_var;
 };
 
+Result<std::optional<JobToken>> token_from_env() {
+  const char* text = env(launch_vars::kJobToken);
+  if (!text) return std::optional<JobToken>();
+  auto token = JobToken::parse_hex(text, launch_vars::kJobToken);
+  if (!token.is_ok()) return token.status();
+  return std::optional<JobToken>(token.value());
+}
+
 }  // namespace
+
+std::string rendezvous_mode(const LaunchEnv& env) { return env.token ? "authenticated" : "unauthenticated"; }
 
 Result<std::optional<LaunchEnv>> detect_launch_env() {
   LaunchEnv e;
+  // Read only for a launched rank: the local launcher makes its own.
+  auto token = token_from_env();
   if (env(launch_vars::kRank)) {
     auto r = env_int(launch_vars::kRank, 0);
     auto w = env_int(launch_vars::kWorld, 1);
@@ -44,6 +56,8 @@ Result<std::optional<LaunchEnv>> detect_launch_env() {
     e.store_address = env(launch_vars::kStore);
     e.bind_host = env(launch_vars::kBind) ? env(launch_vars::kBind) : "127.0.0.1";
     if (env(launch_vars::kJobId)) e.job_id = static_cast<uint32_t>(std::strtoul(env(launch_vars::kJobId), nullptr, 10));
+    if (!token.is_ok()) return token.status();
+    e.token = token.value();
     return std::optional<LaunchEnv>(e);
   }
 
@@ -85,6 +99,8 @@ Result<std::optional<LaunchEnv>> detect_launch_env() {
       if (!src.is_ok()) return src.status().with_context("choosing the interface to reach MASTER_ADDR: ");
       e.bind_host = src.value();
     }
+    if (!token.is_ok()) return token.status();
+    e.token = token.value();
     return std::optional<LaunchEnv>(e);
   }
   return std::optional<LaunchEnv>();

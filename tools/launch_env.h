@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/bootstrap/job_token.h"
 #include "engine/status.h"
 
 namespace omnib {
@@ -18,7 +19,14 @@ struct LaunchEnv {
   bool host_store = false;    // this rank serves the store (external launchers: rank 0)
   std::string bind_host;      // interface address to listen on for peer links
   uint32_t job_id = 0;        // 0: take it from the store
+  // The job secret every store connection and link hello proves
+  // (OMNIB_JOB_TOKEN). nullopt: the run is unauthenticated.
+  std::optional<JobToken> token;
 };
+
+// How this rank's rendezvous is protected, for the run's header and JSON:
+// "authenticated" or "unauthenticated".
+std::string rendezvous_mode(const LaunchEnv& env);
 
 // nullopt when no launcher environment is present (the process should launch
 // ranks itself). A launcher environment that is incomplete or inconsistent is
@@ -32,6 +40,9 @@ constexpr const char* kWorld = "OMNI_BENCH_WORLD_SIZE";
 constexpr const char* kStore = "OMNI_BENCH_STORE";
 constexpr const char* kJobId = "OMNI_BENCH_JOB_ID";
 constexpr const char* kBind = "OMNI_BENCH_BIND";  // also honoured under external launchers
+// The job secret, 32 hex digits. The local launcher makes a fresh one per run;
+// under mpirun/srun/torchrun the user exports the same value to every rank.
+constexpr const char* kJobToken = "OMNIB_JOB_TOKEN";
 }  // namespace launch_vars
 
 }  // namespace omnib

@@ -1,6 +1,9 @@
 // The built-in launcher: forks one process per rank on this machine, serves
-// their rendezvous store, and waits for them. A failing rank makes the others
-// fail fast (their links break); stragglers are killed after a grace period.
+// their rendezvous store, and waits for them. Each run gets a fresh job token
+// (OMNIB_JOB_TOKEN in every rank's environment) that guards the store and the
+// links. A rank that fails makes the others fail fast: the launcher posts its
+// failure to the store (ranks waiting there stop at once) and their links
+// break; stragglers are killed after a grace period.
 #pragma once
 
 #include <chrono>
@@ -26,8 +29,26 @@ struct LocalLaunchPlan {
   std::string store_host = "127.0.0.1";
 };
 
-// Runs the ranks and returns the process exit code for the whole run: 0 when
-// every rank succeeded, else the exit code of the first rank that failed.
+// The whole run's exit code from its ranks' ends, whatever order they are
+// reaped in (docs/exit-codes.md): 1 when a rank was killed by a signal the
+// launcher did not send (a crash); else the first code other than 6 (a rank
+// that stops because another failed reports 6); else 6; else 0, or 130 when
+// the run was interrupted.
+class RunVerdict {
+ public:
+  // `status` as waitpid gives it; `killed_by_us`: the launcher was already
+  // stopping the ranks (interrupt, or the grace period ran out).
+  void add(int status, bool killed_by_us);
+  int code(bool interrupted) const;
+
+ private:
+  bool crashed_ = false;
+  int first_failure_ = 0;
+  int first_unavailable_ = 0;
+};
+
+// Runs the ranks and returns the process exit code for the whole run
+// (RunVerdict).
 int launch_local(const LocalLaunchPlan& plan);
 
 }  // namespace omnib

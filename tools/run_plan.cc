@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/collective.h"
+#include "engine/transport/socket_util.h"
 #include "tools/size_parse.h"
 #include "tools/workloads/workload_choice.h"
 
@@ -31,8 +32,9 @@ Status check_counts(const AllreduceOptions& o) {
   if (o.repeat < 1 || o.repeat > kMaxRepeat)
     return usage_error("--repeat must be between 1 and " + std::to_string(kMaxRepeat));
   if (o.check != 0 && o.check != 1) return usage_error("-c/--check takes 0 or 1");
-  if (o.timeout_s < 1 || o.timeout_s > kMaxTimeoutSeconds)
-    return usage_error("-T/--timeout must be between 1 and " + std::to_string(kMaxTimeoutSeconds) + " seconds");
+  // The longest wait any transport accepts (engine/transport/socket_util.h).
+  if (o.timeout_s < 1 || o.timeout_s > kMaxWaitTimeout.count())
+    return usage_error("-T/--timeout must be between 1 and " + std::to_string(kMaxWaitTimeout.count()) + " seconds");
   if (o.nodes < 1 || o.nodes > kMaxRanks)
     return usage_error("--nodes must be between 1 and " + std::to_string(kMaxRanks));
   if (o.aggregators < 0 || o.aggregators > kMaxRanks)

@@ -22,10 +22,6 @@
 
 namespace omnib {
 
-// The longest -T accepted: a day. Longer waits are a mistake, and the
-// milliseconds must fit every clock type the waits use.
-inline constexpr int kMaxTimeoutSeconds = 24 * 60 * 60;
-
 struct RunPlan {
   RunConfig base;               // every identity field but size_bytes
   std::vector<uint64_t> sizes;  // bytes per rank, whole elements, increasing

@@ -66,7 +66,7 @@ std::string format_bytes(double bytes) {
 namespace {
 
 std::string element_text(size_t element_bytes) {
-  return std::to_string(element_bytes) + "-byte element" + (element_bytes == 1 ? "" : "s");
+  return std::to_string(element_bytes) + "-byte element";
 }
 
 Result<std::vector<uint64_t>> listed_sizes(const SizeSeriesSpec& spec) {

@@ -9,19 +9,21 @@
 namespace omnib::wire {
 
 constexpr uint32_t kMagic = 0x424e4d4f;  // "OMNB" as bytes on the wire
-constexpr uint16_t kVersion = 1;
+// 2: links open with a challenge and an authenticated hello.
+constexpr uint16_t kVersion = 2;
 // Upper bound for one frame's payload; a header announcing more is rejected
 // before any allocation, so a corrupt or hostile peer cannot exhaust memory.
 constexpr uint64_t kMaxPayload = uint64_t{1} << 30;
 
 // What a frame carries. Values are part of the wire format: append only.
 enum class FrameType : uint16_t {
-  kHello = 1,        // first frame on a link: HelloPayload
+  kHello = 1,        // the dialer's first frame on a link: HelloPayload
   kBlocks = 2,       // worker -> shard: a batch of non-zero blocks (BlockBatch)
   kResult = 3,       // shard -> worker: a batch of reduced blocks (BlockBatch)
   kDense = 4,        // a dense slice of a tensor (ring and other baselines)
   kSparse = 5,       // an index/value list (sparse baselines)
   kControl = 6,      // small control messages
+  kChallenge = 7,    // the acceptor's first frame on a link: ChallengePayload
 };
 
 struct FrameHeader {
@@ -35,9 +37,21 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
 
+// Sent by the accepting rank as soon as it accepts: a fresh nonce the dialer
+// must prove the job token over.
+struct ChallengePayload {
+  uint8_t nonce[16];
+};
+static_assert(sizeof(ChallengePayload) == 16);
+
+// The dialer's answer. The frame's tag is the link plan number. `mac` is
+// HMAC-SHA256(job token, "omni-bench link v2", job_id, tag, rank, link_id,
+// acceptor rank, nonce), all integers as uint32 (engine/transport/link_hello.cc).
 struct HelloPayload {
   uint32_t rank;     // the dialing rank
   uint32_t link_id;  // which link of the plan this connection is
+  uint8_t mac[32];
 };
+static_assert(sizeof(HelloPayload) == 40);
 
 }  // namespace omnib::wire

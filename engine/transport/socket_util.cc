@@ -5,11 +5,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <thread>
 
 namespace omnib {
@@ -54,7 +56,7 @@ Result<SocketAddress> parse_socket_address(const std::string& text) {
 Result<int> listen_on(const SocketAddress& where, int backlog) {
   auto sa = resolve_ipv4(where);
   if (!sa.is_ok()) return sa.status();
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return unavailable_error("socket(): " + errno_text(errno));
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -81,20 +83,56 @@ Result<SocketAddress> local_address(int fd) {
   return SocketAddress{buf, ntohs(sa.sin_port)};
 }
 
-Result<int> dial(const SocketAddress& to, std::chrono::steady_clock::time_point deadline) {
+SteadyClock::time_point deadline_after(std::chrono::milliseconds timeout) {
+  const auto now = SteadyClock::now();
+  const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::time_point::max() - now);
+  return timeout >= room ? SteadyClock::time_point::max() : now + timeout;
+}
+
+namespace {
+
+// Milliseconds left before `deadline` for poll(): rounded up, so a wait never
+// wakes just before its deadline and spins; capped to what poll takes.
+int poll_ms_left(SteadyClock::time_point deadline) {
+  const auto now = SteadyClock::now();
+  if (now >= deadline) return 0;
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now).count();
+  return static_cast<int>(std::min<int64_t>(left, std::numeric_limits<int>::max()));
+}
+
+// Finishes a non-blocking connect: 0 when connected, else the errno.
+int finish_connect(int fd, SteadyClock::time_point deadline) {
+  pollfd p{fd, POLLOUT, 0};
+  while (true) {
+    int rc = poll(&p, 1, poll_ms_left(deadline));
+    if (rc < 0 && errno == EINTR) continue;
+    if (rc < 0) return errno;
+    if (rc == 0) return ETIMEDOUT;
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return errno;
+    return err;
+  }
+}
+
+}  // namespace
+
+Result<int> dial(const SocketAddress& to, SteadyClock::time_point deadline) {
   auto sa = resolve_ipv4(to);
   if (!sa.is_ok()) return sa.status();
   auto backoff = std::chrono::milliseconds(5);
   while (true) {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) return unavailable_error("socket(): " + errno_text(errno));
-    if (connect(fd, reinterpret_cast<sockaddr*>(&sa.value()), sizeof(sockaddr_in)) == 0) return fd;
-    int err = errno;
+    // Non-blocking, so that a host that drops SYNs cannot hold us past the deadline.
+    int err = connect(fd, reinterpret_cast<sockaddr*>(&sa.value()), sizeof(sockaddr_in)) == 0 ? 0 : errno;
+    if (err == EINPROGRESS) err = finish_connect(fd, deadline);
+    if (err == 0) return fd;
     close(fd);
     bool retryable = err == ECONNREFUSED || err == ETIMEDOUT || err == ENETUNREACH || err == EHOSTUNREACH ||
                      err == EAGAIN || err == ECONNRESET;
     if (!retryable) return unavailable_error("connect to " + to.to_string() + ": " + errno_text(err));
-    if (std::chrono::steady_clock::now() + backoff > deadline)
+    if (SteadyClock::now() + backoff > deadline)
       return timeout_error("could not connect to " + to.to_string() + " before the timeout (" + errno_text(err) +
                            "); is the peer running and reachable?");
     std::this_thread::sleep_for(backoff);
@@ -102,44 +140,50 @@ Result<int> dial(const SocketAddress& to, std::chrono::steady_clock::time_point 
   }
 }
 
-Result<int> accept_before(int listen_fd, std::chrono::steady_clock::time_point deadline) {
+Result<int> accept_before(int listen_fd, SteadyClock::time_point deadline) {
   while (true) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return timeout_error("no peer connected before the timeout");
-    pollfd p{listen_fd, POLLIN, 0};
-    int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (rc < 0 && errno != EINTR) return unavailable_error("poll on listener: " + errno_text(errno));
-    if (rc <= 0) continue;
-    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    Status ready = wait_ready(listen_fd, POLLIN, deadline, "listener");
+    if (!ready.is_ok()) {
+      if (ready.code() == Code::kTimeout) return timeout_error("no peer connected before the timeout");
+      return ready;
+    }
+    int fd = accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) return fd;
     if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
       return unavailable_error("accept: " + errno_text(errno));
   }
 }
 
-Status configure_stream_socket(int fd, std::chrono::milliseconds timeout) {
+Status configure_stream_socket(int fd) {
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   int buf = 4 << 20;
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-  timeval tv{};
-  tv.tv_sec = timeout.count() / 1000;
-  tv.tv_usec = (timeout.count() % 1000) * 1000;
-  if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0 ||
-      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
-    return internal_error("setsockopt timeouts: " + errno_text(errno));
   return Status::ok();
 }
 
-Status write_all(int fd, const void* data, size_t n, const std::string& what) {
+Status wait_ready(int fd, short events, SteadyClock::time_point deadline, const std::string& what) {
+  pollfd p{fd, events, 0};
+  while (true) {
+    int rc = poll(&p, 1, poll_ms_left(deadline));
+    if (rc > 0) return Status::ok();  // ready, or an error/hangup the next call reports
+    if (rc < 0 && errno != EINTR) return unavailable_error(what + ": poll failed: " + errno_text(errno));
+    if (rc == 0 && SteadyClock::now() >= deadline) return timeout_error(what + ": timed out");
+  }
+}
+
+Status write_all(int fd, const void* data, size_t n, SteadyClock::time_point deadline, const std::string& what) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
-    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
+    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return timeout_error(what + ": send timed out");
-      return unavailable_error(what + ": send failed: " + errno_text(errno));
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return unavailable_error(what + ": send failed: " + errno_text(errno));
+      Status ready = wait_ready(fd, POLLOUT, deadline, what);
+      if (ready.code() == Code::kTimeout) return timeout_error(what + ": send did not finish within the timeout");
+      OMNIB_RETURN_IF_ERROR(ready);
+      continue;
     }
     p += w;
     n -= static_cast<size_t>(w);
@@ -147,20 +191,35 @@ Status write_all(int fd, const void* data, size_t n, const std::string& what) {
   return Status::ok();
 }
 
-Status read_all(int fd, void* data, size_t n, const std::string& what) {
+Status read_all(int fd, void* data, size_t n, SteadyClock::time_point deadline, const std::string& what) {
   char* p = static_cast<char*>(data);
+  const size_t wanted = n;
   while (n > 0) {
-    ssize_t r = ::recv(fd, p, n, 0);
+    ssize_t r = ::recv(fd, p, n, MSG_DONTWAIT);
     if (r == 0) return unavailable_error(what + ": peer closed the connection (did it exit or crash?)");
     if (r < 0) {
       if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return timeout_error(what + ": nothing received within the timeout");
-      return unavailable_error(what + ": receive failed: " + errno_text(errno));
+      if (errno != EAGAIN && errno != EWOULDBLOCK)
+        return unavailable_error(what + ": receive failed: " + errno_text(errno));
+      Status ready = wait_ready(fd, POLLIN, deadline, what);
+      if (ready.code() == Code::kTimeout)
+        return timeout_error(what + (n == wanted ? ": nothing received within the timeout"
+                                                 : ": only " + std::to_string(wanted - n) + " of " +
+                                                       std::to_string(wanted) + " bytes arrived within the timeout"));
+      OMNIB_RETURN_IF_ERROR(ready);
+      continue;
     }
     p += r;
     n -= static_cast<size_t>(r);
   }
   return Status::ok();
+}
+
+void raise_descriptor_limit() {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur >= lim.rlim_max) return;
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
 }
 
 Result<std::string> route_source_address(const std::string& remote_host) {

@@ -221,9 +221,13 @@ Status TcpConnection::recv(Frame& frame) {
     if (!got.is_ok()) return got.status();
     if (got.value()) return validate_header(frame.header, job_id_, peer_rank_);
     std::unique_lock lock(mu_);
-    if (!changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || !inbox_.empty(); }))
-      return timeout_error(name_ + ": nothing received within the timeout (is the peer stuck? raise -T if it is "
-                           "only slow)");
+    if (!changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || !inbox_.empty(); })) {
+      if (have_ == 0)
+        return timeout_error(name_ + ": nothing received within the timeout (is the peer stuck? raise -T if it "
+                             "is only slow)");
+      return timeout_error(name_ + ": a frame did not arrive whole within the timeout (" + std::to_string(have_) +
+                           " bytes arrived; is the peer stuck? raise -T if it is only slow)");
+    }
   }
 }
 
