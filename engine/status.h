@@ -16,6 +16,9 @@ enum class Code {
   kTimeout = 4,      // a wait ran past --timeout (dead or silent peer)
   kRegression = 5,   // a performance gate failed
   kUnavailable = 6,  // backend/runtime missing, or a peer/transport failed
+  // Standard output was closed under us (`omni-bench ... | head`): the job
+  // ends quietly, as a command killed by SIGPIPE would (128 + 13).
+  kOutputClosed = 141,
 };
 
 inline int exit_code(Code c) { return static_cast<int>(c); }
@@ -45,6 +48,7 @@ inline Status usage_error(std::string m) { return {Code::kUsage, std::move(m)}; 
 inline Status internal_error(std::string m) { return {Code::kInternal, std::move(m)}; }
 inline Status timeout_error(std::string m) { return {Code::kTimeout, std::move(m)}; }
 inline Status unavailable_error(std::string m) { return {Code::kUnavailable, std::move(m)}; }
+inline Status output_closed_error(std::string m) { return {Code::kOutputClosed, std::move(m)}; }
 
 // Value-or-status, for functions that produce something.
 template <typename T>

@@ -43,7 +43,14 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"disjoint_too_dense", {"--overlap", "none", "--density", "0.5", "--nodes", "4", "-b", "4K", "-e", "4K"}, "needs more blocks"},
                       BadArgs{"zero_nodes", {"--nodes", "0"}, "--nodes"},
                       BadArgs{"unknown_flag", {"--frobnicate"}, "frobnicate"},
-                      BadArgs{"bad_check", {"-c", "2"}, "-c/--check"}),
+                      BadArgs{"bad_check", {"-c", "2"}, "-c/--check"},
+                      BadArgs{"size_zero", {"-b", "0", "-e", "4K"}, "holds no whole 4-byte element"},
+                      BadArgs{"listed_size_below_an_element", {"--sizes", "4K,2"}, "holds no whole 4-byte element"},
+                      BadArgs{"too_many_sizes", {"-b", "4", "-e", "1G", "-f", "1.00001"}, "at most 1000"},
+                      BadArgs{"series_that_stalls", {"-b", "4", "-e", "64", "-f", "1.1"}, "does not advance"},
+                      BadArgs{"timeout_that_overflows", {"-T", "2147484"}, "-T/--timeout must be between 1 and"},
+                      BadArgs{"repeat_zero", {"--repeat", "0"}, "--repeat"},
+                      BadArgs{"algorithm_twice", {"--algo", "omni,ring,omni"}, "names 'omni' twice"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CliFiles, ExistingJsonIsNotOverwritten) {

@@ -64,11 +64,45 @@ TEST(ExitCodes, CtrlCIs130) {
   EXPECT_EQ(code, 130);
 }
 
+// `omni-bench allreduce ... | head`: once the reader is gone the whole job
+// ends at once, quietly (no message), with 141 as a command killed by SIGPIPE
+// would, and no rank is left behind.
+TEST(ExitCodes, AClosedStdoutEndsTheJobQuietly) {
+  int out[2];
+  ASSERT_EQ(pipe(out), 0);
+  const std::string err_path = testing::temp_path("stderr.txt");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    close(out[0]);
+    dup2(out[1], STDOUT_FILENO);
+    freopen(err_path.c_str(), "w", stderr);
+    // Many small sizes: the table keeps being written long after the reader leaves.
+    execl(OMNIB_BINARY, OMNIB_BINARY, "allreduce", "--nodes", "3", "-b", "4K", "-e", "4G", "--sizes",
+          "4K,8K,12K,16K,20K,24K,28K,32K,36K,40K,44K,48K,52K,56K,60K,64K", "-n", "200", "-w", "0", "--algo", "ring",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out[1]);
+  char line[256];
+  size_t got = 0;
+  while (got < 3) {  // the first three header lines, then the reader leaves
+    if (read(out[0], line, 1) != 1) break;
+    got += line[0] == '\n';
+  }
+  close(out[0]);
+  const int code = wait_for(pid, std::chrono::seconds(30));
+  if (code < 0) kill(-pid, SIGKILL), wait_for(pid, std::chrono::seconds(5));
+  EXPECT_EQ(code, 141);
+  EXPECT_EQ(testing::slurp(err_path), "");
+  EXPECT_NE(kill(-pid, 0), 0) << "ranks outlived the job";
+}
+
 TEST(ExitCodes, DocumentedForSignalsAndCrashes) {
   const auto doc = std::filesystem::path(__FILE__).parent_path().parent_path() / "docs" / "exit-codes.md";
   const std::string text = testing::slurp(doc);
   ASSERT_FALSE(text.empty()) << doc;
-  for (const char* needle : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "130", "134", "139",
+  for (const char* needle : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "130", "134", "139", "141",
                              "omni-bench: internal error:"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << " is not in " << doc;
 }

@@ -1,7 +1,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "tests/cli_runner.h"
 #include "tools/sweep/progress_bar.h"
@@ -210,6 +216,53 @@ TEST(SweepCommand, OddSizesResumeWithoutRerunning) {
   EXPECT_NE(resumed.err.find("1 configuration(s) already done"), std::string::npos) << resumed.err;
   EXPECT_NE(resumed.err.find("0 configuration(s) run"), std::string::npos) << resumed.err;
   EXPECT_EQ(testing::read_json(json)["results"].size(), 1u);
+}
+
+// SIGTERM stops the point in progress and leaves the JSON complete: the
+// points that finished are in it, and no rank is left running.
+TEST(SweepCommand, SigtermStopsThePointAndKeepsTheJson) {
+  const std::string json = testing::temp_path("stopped.json");
+  const std::string err = testing::temp_path("stderr.txt");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    freopen("/dev/null", "w", stdout);
+    freopen(err.c_str(), "w", stderr);
+    // The first point (one rank) is quick, the second runs until it is stopped.
+    execl(OMNIB_BINARY, OMNIB_BINARY, "sweep", "--nodes", "1,3", "--density", "0.1", "--sizes", "1M", "-J",
+          json.c_str(), "-n", "3", "-w", "0", "--algo", "ring", "--repeat", "1000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait for the first size's records, then stop the sweep.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool first_done = false;
+  while (!first_done && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const std::string text = testing::slurp(json);
+    first_done = text.find("\"size_bytes\": 1048576") != std::string::npos;
+  }
+  ASSERT_TRUE(first_done) << testing::slurp(err);
+  kill(pid, SIGTERM);
+  int status = 0;
+  const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (waitpid(pid, &status, WNOHANG) == 0 && std::chrono::steady_clock::now() < stop)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(-pid, SIGKILL);  // nothing should be left; if something is, the check below says so
+  EXPECT_TRUE(WIFEXITED(status)) << "still running or killed";
+  EXPECT_EQ(WEXITSTATUS(status), 143) << testing::slurp(err);
+  const auto doc = testing::read_json(json);
+  ASSERT_EQ(doc["results"].size(), 1u);
+  EXPECT_EQ(doc["results"][0]["config"]["nodes"], 1);
+  EXPECT_NE(testing::slurp(err).find("stopped by signal 15"), std::string::npos) << testing::slurp(err);
+}
+
+// A file that is not a result document cannot be resumed: a usage error, not an abort.
+TEST(SweepCommand, ResumingAFileOfTheWrongShapeIsAUsageError) {
+  const std::string json = testing::temp_path("wrong.json");
+  std::ofstream(json) << R"({"schema_version": 2, "results": [{"algo": 7}]})";
+  auto r = testing::run_cli({"sweep", "--sizes", "4K", "--nodes", "1", "-J", json, "--resume"}, {}, 30);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("field 'algo'"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "tools/allreduce_runner.h"
 
+#include <signal.h>
+
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "tools/measure/rank_samples.h"
 #include "tools/net/link_meter.h"
 #include "tools/rank_rendezvous.h"
+#include "tools/report/table_reporter.h"
 #include "tools/threshold_check.h"
 
 namespace omnib {
@@ -33,6 +36,9 @@ struct AlgoSlot {
 };
 
 int fail(int rank, const Status& s) {
+  // A closed stdout (`| head`) on rank 0 ends every rank quietly.
+  if (s.code() == Code::kOutputClosed || s.message().find(kOutputClosedNotice) != std::string::npos)
+    return exit_code(Code::kOutputClosed);
   std::fprintf(stderr, "omni-bench: rank %d: %s\n", rank, s.message().c_str());
   return exit_code(s.code());
 }
@@ -62,6 +68,9 @@ class RankRun {
       : plan_(plan), launch_(launch), command_line_(std::move(command_line)), reporters_(std::move(reporters)) {}
 
   int run() {
+    // Rank 0 writes the table: a reader that goes away is an EPIPE from the
+    // write, which ends the job quietly, not a signal that kills this rank.
+    signal(SIGPIPE, SIG_IGN);
     Status s = rendezvous();
     if (s.is_ok()) s = set_up_algorithms();
     if (s.is_ok()) s = begin_reports();

@@ -1,5 +1,7 @@
 #include "tools/report/table_reporter.h"
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 
 #include "tools/size_parse.h"
@@ -21,6 +23,14 @@ std::string cpu_per_byte(const ResultRecord& r) {
 std::string wrong_text(const ResultRecord& r) {
   if (!r.checked) return "unchecked";
   return std::to_string(r.wrong_elements);
+}
+
+// Every write ends with a flush, so a reader that went away (`| head`) is
+// noticed at once: EPIPE, with SIGPIPE ignored by the ranks.
+Status flushed(std::FILE* out) {
+  if (std::fflush(out) == 0 && !std::ferror(out)) return Status::ok();
+  if (errno == EPIPE) return output_closed_error(kOutputClosedNotice);
+  return internal_error(std::string("writing the table failed: ") + std::strerror(errno));
 }
 
 }  // namespace
@@ -53,8 +63,7 @@ Status TableReporter::begin(const RunContext& context) {
                "", "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "", "", "(ns)", "of 1st", "");
   if (show_link_) std::fprintf(out_, " %10s", "");
   std::fputc('\n', out_);
-  std::fflush(out_);
-  return Status::ok();
+  return flushed(out_);
 }
 
 Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
@@ -100,8 +109,7 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     }
     if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
   }
-  std::fflush(out_);
-  return Status::ok();
+  return flushed(out_);
 }
 
 Status TableReporter::finish() {
@@ -111,8 +119,7 @@ Status TableReporter::finish() {
     std::fprintf(out_, "# Out of bounds values : %d %s%s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK",
                  unchecked_rows_ ? " (some rows unchecked)" : "");
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
-  std::fflush(out_);
-  return Status::ok();
+  return flushed(out_);
 }
 
 }  // namespace omnib

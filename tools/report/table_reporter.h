@@ -8,6 +8,10 @@
 
 namespace omnib {
 
+// What a rank whose table can no longer be written tells the others (through
+// the rendezvous store): they end quietly too, with exit 141.
+inline constexpr const char* kOutputClosedNotice = "its standard output was closed";
+
 class TableReporter final : public Reporter {
  public:
   explicit TableReporter(std::FILE* out) : out_(out) {}

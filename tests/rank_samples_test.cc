@@ -1,0 +1,73 @@
+// What other ranks send rank 0 through the store is input from outside the
+// process: every field is checked, and a bad one is an error that names it.
+#include "tools/measure/rank_samples.h"
+
+#include <gtest/gtest.h>
+
+namespace omnib {
+namespace {
+
+using nlohmann::json;
+
+RankSamples two_runs() {
+  RankSamples s(2);
+  s.times_us = {{10, 11, 12}, {13, 14, 15}};
+  s.cpu = {{5, 1}, {6, 2}};
+  s.wrong = {{3, 7}};
+  s.calls_checked = 8;
+  s.wire = ByteCounters{1000, 0, 4, 0};
+  return s;
+}
+
+TEST(RankSamples, RoundTripThroughJson) {
+  auto back = RankSamples::from_json(two_runs().to_json(), 2, 3);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back.value().times_us, two_runs().times_us);
+  EXPECT_EQ(back.value().wrong, two_runs().wrong);
+  EXPECT_EQ(back.value().wire->sent, 1000u);
+  EXPECT_EQ(back.value().wire->frames_sent, 4u);
+  EXPECT_FALSE(back.value().link_bytes.has_value());
+}
+
+TEST(RankSamples, MalformedValuesAreErrorsNamingTheField) {
+  struct Bad {
+    const char* field;
+    json value;
+  };
+  for (const Bad& b : {Bad{"t", "not a list"}, Bad{"t", json::array({json::array({1, "x", 3}), json::array({1, 2, 3})})},
+                       Bad{"t", json::array({json::array({1, 2})})}, Bad{"cpu", json::array({1, 2})},
+                       Bad{"wrong", json::array({json::array({1})})}, Bad{"checked", -3},
+                       Bad{"wire", json::array({1, -4})}, Bad{"link", "many"}}) {
+    json j = two_runs().to_json();
+    j[b.field] = b.value;
+    auto r = RankSamples::from_json(j, 2, 3);
+    ASSERT_FALSE(r.is_ok()) << b.field << " " << b.value.dump();
+    EXPECT_NE(r.status().message().find(std::string("'") + b.field + "'"), std::string::npos) << r.status().message();
+  }
+  EXPECT_FALSE(RankSamples::from_json(json("text"), 2, 3).is_ok());
+}
+
+// Rank 0 turns the samples into a record: the slowest worker per iteration,
+// wrong calls as the union over ranks.
+TEST(RankSamples, CombineTakesTheSlowestWorkerAndUnitesWrongCalls) {
+  RankSamples a = two_runs(), b = two_runs();
+  b.times_us = {{20, 1, 1}, {1, 1, 30}};
+  b.wrong = {{3, 1}, {5, 2}};
+  RankSamples aggregator(2);  // a dedicated aggregator times nothing
+  aggregator.cpu = {{100, 0}, {100, 0}};
+  aggregator.wire = ByteCounters{3000, 0, 9, 0};
+  ResultRecord r;
+  combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {a, b, aggregator}, r);
+  EXPECT_EQ(r.samples_us, (std::vector<double>{20, 11, 12, 13, 14, 30}));
+  EXPECT_EQ(r.wrong_calls, 2u);
+  EXPECT_EQ(r.wrong_elements, 10u);
+  EXPECT_EQ(r.first_wrong_call, 3u);
+  EXPECT_EQ(r.correct, false);
+  EXPECT_DOUBLE_EQ(*r.wire_sent_per_rank_max, 3000.0 / 6);
+  EXPECT_DOUBLE_EQ(*r.wire_frames_total, (4 + 4 + 9) / 6.0);
+  EXPECT_EQ(r.runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.runs[0].median_us, 12);
+}
+
+}  // namespace
+}  // namespace omnib
