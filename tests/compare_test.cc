@@ -469,7 +469,9 @@ TEST(Compare, SpeedupOverTheBestDenseIsJudged) {
   bool saw = false;
   const json verdicts = read_json(out);
   for (const auto& c : verdicts["comparisons"]) {
-    if (c["against"] == "ps") EXPECT_EQ(c["verdict"], "PASS");
+    if (c["against"] == "ps") {
+      EXPECT_EQ(c["verdict"], "PASS");
+    }
     if (c["against"] != "best dense") continue;
     saw = true;
     EXPECT_EQ(c["verdict"], "REGRESSION");
