@@ -129,28 +129,39 @@ uint64_t BalancedSplit::max_deviation() const {
   return std::max((total_ + kSlack * p - 1) / (kSlack * p), p * static_cast<uint64_t>(finest_cell_));
 }
 
-void count_nonzeros(const void* tensor, const std::vector<Slice>& cells, uint32_t* counts) {
-  const auto* words = static_cast<const uint32_t*>(tensor);
+namespace {
+
+template <typename W>
+void count_words(const W* words, const std::vector<Slice>& cells, uint32_t* counts) {
   // Sparse inputs are mostly zero runs: test a group with one wide OR (it
   // vectorizes) and count single elements only in groups that hold a value.
   constexpr size_t kGroup = 16;
-  auto count = [](const uint32_t* w, size_t n) {
+  auto count = [](const W* w, size_t n) {
     uint32_t c = 0;
     for (size_t i = 0; i < n; ++i) c += w[i] != 0 ? 1 : 0;
     return c;
   };
   for (size_t c = 0; c < cells.size(); ++c) {
-    const uint32_t* w = words + cells[c].begin;
+    const W* w = words + cells[c].begin;
     const size_t len = cells[c].length;
     uint32_t n = 0;
     size_t i = 0;
     for (; i + kGroup <= len; i += kGroup) {
-      uint32_t any = 0;
+      W any = 0;
       for (size_t j = 0; j < kGroup; ++j) any |= w[i + j];
       if (any != 0) n += count(w + i, kGroup);
     }
     counts[c] = n + count(w + i, len - i);
   }
+}
+
+}  // namespace
+
+void count_nonzeros(const void* tensor, size_t elem_size, const std::vector<Slice>& cells, uint32_t* counts) {
+  if (elem_size == 2)
+    count_words(static_cast<const uint16_t*>(tensor), cells, counts);
+  else
+    count_words(static_cast<const uint32_t*>(tensor), cells, counts);
 }
 
 }  // namespace omnib

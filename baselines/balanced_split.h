@@ -71,8 +71,9 @@ class BalancedSplit {
   std::vector<uint64_t> boundaries_;
 };
 
-// Non-zero 4-byte words of `tensor` in each cell, written to counts[i]. An
-// element is non-zero when any of its bits is set (as in extract_pairs).
-void count_nonzeros(const void* tensor, const std::vector<Slice>& cells, uint32_t* counts);
+// Non-zero elements (of elem_size bytes, 2 or 4) of `tensor` in each cell,
+// written to counts[i]. An element is non-zero when any of its bits is set
+// (as in extract_pairs).
+void count_nonzeros(const void* tensor, size_t elem_size, const std::vector<Slice>& cells, uint32_t* counts);
 
 }  // namespace omnib

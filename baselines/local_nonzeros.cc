@@ -6,29 +6,31 @@
 
 namespace omnib {
 
-void LocalNonzeros::scan(const void* tensor, size_t count, const std::vector<Slice>& cells, uint32_t* counts) {
+void LocalNonzeros::scan(const void* tensor, size_t count, size_t elem_size, const std::vector<Slice>& cells,
+                         uint32_t* counts) {
   tensor_ = tensor;
   count_ = count;
+  elem_size_ = elem_size;
   kept_ = true;
-  pairs_.reset(0, count, false);
+  pairs_.reset(0, count, false, elem_size);
   uint64_t scanned = 0;
   for (size_t c = 0; c < cells.size(); ++c) {
     if (!kept_) {
       // Past the point where pairs pay: count the rest without keeping them.
-      count_nonzeros(tensor, {cells.begin() + static_cast<std::ptrdiff_t>(c), cells.end()}, counts + c);
+      count_nonzeros(tensor, elem_size, {cells.begin() + static_cast<std::ptrdiff_t>(c), cells.end()}, counts + c);
       break;
     }
-    extract_pairs(tensor, cells[c].begin, cells[c].end(), cell_pairs_);
+    extract_pairs(tensor, elem_size, cells[c].begin, cells[c].end(), cell_pairs_);
     counts[c] = static_cast<uint32_t>(cell_pairs_.pairs());
     pairs_.indices.insert(pairs_.indices.end(), cell_pairs_.indices.begin(), cell_pairs_.indices.end());
     pairs_.values.insert(pairs_.values.end(), cell_pairs_.values.begin(), cell_pairs_.values.end());
     scanned += cells[c].length;
     // Stop keeping pairs once they cannot pay for the whole tensor, or once
     // a sixteenth of it shows a density at which they would not.
-    if (dense_is_smaller(pairs_.pairs(), count, sizeof(uint32_t)) ||
-        (scanned * 16 >= count && dense_is_smaller(pairs_.pairs(), scanned, sizeof(uint32_t)))) {
+    if (dense_is_smaller(pairs_.pairs(), count, elem_size) ||
+        (scanned * 16 >= count && dense_is_smaller(pairs_.pairs(), scanned, elem_size))) {
       kept_ = false;
-      pairs_.reset(0, count, false);
+      pairs_.reset(0, count, false, elem_size);
     }
   }
 }
@@ -42,7 +44,7 @@ std::pair<size_t, size_t> LocalNonzeros::pair_range(uint64_t begin, uint64_t end
 
 void LocalNonzeros::count(const std::vector<Slice>& cells, uint32_t* counts) const {
   if (!kept_) {
-    count_nonzeros(tensor_, cells, counts);
+    count_nonzeros(tensor_, elem_size_, cells, counts);
     return;
   }
   for (size_t c = 0; c < cells.size(); ++c) {
@@ -51,7 +53,8 @@ void LocalNonzeros::count(const std::vector<Slice>& cells, uint32_t* counts) con
   }
 }
 
-VectorView LocalNonzeros::smaller(Slice region, size_t elem_size, SparseVector& scratch) const {
+VectorView LocalNonzeros::smaller(Slice region, SparseVector& scratch) const {
+  const size_t elem_size = elem_size_;
   size_t pairs = 0;
   size_t first = 0;
   if (kept_) {
@@ -61,7 +64,7 @@ VectorView LocalNonzeros::smaller(Slice region, size_t elem_size, SparseVector& 
   } else {
     // Count before extracting: a region where dense wins needs no pairs.
     uint32_t n = 0;
-    count_nonzeros(tensor_, {region}, &n);
+    count_nonzeros(tensor_, elem_size, {region}, &n);
     if (!dense_is_smaller(n, region.length, elem_size))
       return extract_smaller(tensor_, region.begin, region.end(), elem_size, scratch);
     pairs = n;
@@ -69,13 +72,14 @@ VectorView LocalNonzeros::smaller(Slice region, size_t elem_size, SparseVector& 
   VectorView v;
   v.begin = region.begin;
   v.end = region.end();
+  v.elem_size = elem_size;
   if (dense_is_smaller(pairs, region.length, elem_size)) {
     v.dense = true;
-    v.values = static_cast<const uint32_t*>(tensor_) + region.begin;
+    v.values = static_cast<const uint8_t*>(tensor_) + region.begin * elem_size;
   } else {
     v.pairs = pairs;
     v.indices = pairs_.indices.data() + first;
-    v.values = pairs_.values.data() + first;
+    v.values = pairs_.values.data() + first * elem_size;
   }
   return v;
 }

@@ -20,9 +20,9 @@ namespace omnib {
 
 class LocalNonzeros {
  public:
-  // Reads tensor[0, count) once; counts[i] = non-zeros in cells[i]. The
-  // cells tile [0, count) in index order.
-  void scan(const void* tensor, size_t count, const std::vector<Slice>& cells, uint32_t* counts);
+  // Reads tensor[0, count) (elements of elem_size bytes, 2 or 4) once;
+  // counts[i] = non-zeros in cells[i]. The cells tile [0, count) in index order.
+  void scan(const void* tensor, size_t count, size_t elem_size, const std::vector<Slice>& cells, uint32_t* counts);
 
   // counts[i] = non-zeros in cells[i] (any cells, in index order): from the
   // pairs when they were kept, else from the tensor.
@@ -31,7 +31,7 @@ class LocalNonzeros {
   // tensor[region] in the smaller form (dense_is_smaller): a slice of the
   // kept pairs or a dense view of the tensor, neither copied; or pairs
   // extracted into `scratch` when the list was not kept.
-  VectorView smaller(Slice region, size_t elem_size, SparseVector& scratch) const;
+  VectorView smaller(Slice region, SparseVector& scratch) const;
 
   bool kept_pairs() const { return kept_; }
 
@@ -41,6 +41,7 @@ class LocalNonzeros {
 
   const void* tensor_ = nullptr;
   size_t count_ = 0;
+  size_t elem_size_ = 4;
   bool kept_ = false;
   SparseVector pairs_;
   SparseVector cell_pairs_;  // one cell's pairs during scan()

@@ -15,11 +15,15 @@ constexpr uint32_t kTagHistogram = 1;
 constexpr uint32_t kTagReduce = 3;
 constexpr uint32_t kTagAllgather = 4;
 
+// Histogram counts travel as a dense stream of 4-byte elements.
+constexpr size_t kCountBytes = sizeof(uint32_t);
+
 VectorView counts_view(const std::vector<uint32_t>& counts) {
   VectorView v;
   v.end = counts.size();
   v.dense = true;
-  v.values = counts.data();
+  v.elem_size = kCountBytes;
+  v.values = reinterpret_cast<const uint8_t*>(counts.data());
   return v;
 }
 
@@ -69,7 +73,7 @@ Status Oktopk::allreduce(const TensorView& in, const TensorView& out) {
     std::lock_guard lock(mu_);
     split_.reset(in.count, job_.nodes);
     my_counts_[0].resize(split_.round_cells().size());
-    nonzeros_.scan(in.data, in.count, split_.round_cells(), my_counts_[0].data());
+    nonzeros_.scan(in.data, in.count, elem_size_, split_.round_cells(), my_counts_[0].data());
     split_.add_counts(my_counts_[0].data());
     round_ = 0;
     counts_received_ = 0;
@@ -135,7 +139,7 @@ Status Oktopk::send_to(size_t peer_index) {
   }
   // Reads the input only in the peer's region; nothing writes there until
   // the peer has everything this lane sends.
-  const VectorView piece = nonzeros_.smaller(theirs, elem_size_, piece_scratch_[peer_index]);
+  const VectorView piece = nonzeros_.smaller(theirs, piece_scratch_[peer_index]);
   OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduce, seq_, piece));
   {
     std::unique_lock lock(mu_);
@@ -157,10 +161,10 @@ Status Oktopk::receive_from(size_t peer_index) {
       cells = split_.round_cells().size();
     }
     OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagHistogram + static_cast<uint32_t>(round), seq_, 0, cells,
-                                         "oktopk histogram", counts));
+                                         kCountBytes, "oktopk histogram", counts));
     densify(DType::kInt32, counts);
     std::unique_lock lock(mu_);
-    split_.add_counts(counts.values.data());
+    split_.add_counts(reinterpret_cast<const uint32_t*>(counts.values.data()));
     count_received();
     OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return split_ready_ || round_ > round; }, "the histogram counts"));
     if (split_ready_) break;
@@ -172,20 +176,21 @@ Status Oktopk::receive_from(size_t peer_index) {
         wait_until(lock, [&] { return merged_[peer_index]; }, "rank " + std::to_string(peer) + "'s part"));
     theirs = split_.region(peer);
   }
-  auto* out = out_.as<uint32_t>();
+  auto* out = out_.as<uint8_t>();
   bool zeroed = false;
   auto write_theirs = [&](const Chunk& c) {
     ++progress_;
     if (c.dense) {
-      std::memcpy(out + c.first, c.values, c.items * elem_size_);
+      std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
       return;
     }
     // A sparse region leaves zeros where it has no pair.
-    if (!zeroed) std::memset(out + theirs.begin, 0, theirs.length * elem_size_);
+    if (!zeroed) std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
     zeroed = true;
     scatter_add(dtype_, out, 0, c.indices, c.values, c.items);
   };
-  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), "oktopk allgather", write_theirs);
+  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), elem_size_, "oktopk allgather",
+                        write_theirs);
 }
 
 // Sums every peer's part of this rank's region with its own, in rank order.
@@ -230,15 +235,15 @@ WireCost Oktopk::analytic_cost(const CostInputs& c) {
   // holds about total/buckets non-zeros, and at least a whole run of them
   // where they come in runs (non-zero blocks; elements per non-zero block).
   const double buckets = static_cast<double>(std::min(c.count, BalancedSplit::kCoarseBuckets));
-  const double counts_per_frame = static_cast<double>(chunk_capacity(true, 4));
-  double histogram = stream_wire_bytes(buckets, 4.0, counts_per_frame);
+  const double counts_per_frame = static_cast<double>(chunk_capacity(true, kCountBytes));
+  double histogram = stream_wire_bytes(buckets, kCountBytes, counts_per_frame);
   const double total = n * c.element_density * static_cast<double>(c.count);
   const double run = c.block_density > 0 ? static_cast<double>(c.block_size) * c.element_density / c.block_density : 0;
   const double bucket_length = static_cast<double>(c.count) / buckets;
   if (total > 0 && bucket_length > 1 &&
       std::max(total / buckets, run) * static_cast<double>(BalancedSplit::kSlack) * n > total) {
     const double cells = (n - 1) * std::min(bucket_length, static_cast<double>(BalancedSplit::kFineBuckets));
-    histogram += stream_wire_bytes(cells, 4.0, counts_per_frame);
+    histogram += stream_wire_bytes(cells, kCountBytes, counts_per_frame);
   }
   const double per_rank = (n - 1) * (histogram + upload + download);
   return {per_rank, n * per_rank};

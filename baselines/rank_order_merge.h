@@ -59,7 +59,7 @@ class RankOrderMerge {
   void add_items(DType dtype, Stream& s, uint64_t lo, uint64_t hi, void* acc);
 
   std::vector<Stream> streams_;    // in rank order
-  std::vector<uint32_t> own_copy_;  // in place: this rank's values of the window
+  std::vector<uint8_t> own_copy_;  // in place: this rank's values of the window
 };
 
 }  // namespace omnib

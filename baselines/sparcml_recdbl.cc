@@ -72,14 +72,15 @@ Status SparcmlRecursiveDoubling::run_steps(const TensorView& in, const TensorVie
     // An extra rank: hand its vector to rank r - p and wait for the sum.
     Connection& link = *links_.to(r - p);
     OMNIB_RETURN_IF_ERROR(send_vector(link, kTagFold, seq_, acc_.view()));
-    OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagResult, seq_, 0, count_, "sparcml-recdbl result", partner_));
+    OMNIB_RETURN_IF_ERROR(
+        receive_vector(link, kTagResult, seq_, 0, count_, elem_size_, "sparcml-recdbl result", partner_));
     write_view(dtype_, partner_.view(), out.data);
     return Status::ok();
   }
   if (r + p < job_.nodes) {
     OMNIB_RETURN_IF_ERROR(
-        receive_vector(*links_.to(r + p), kTagFold, seq_, 0, count_, "sparcml-recdbl fold", partner_));
-    merge_into(dtype_, acc_, partner_, elem_size_, scratch_);
+        receive_vector(*links_.to(r + p), kTagFold, seq_, 0, count_, elem_size_, "sparcml-recdbl fold", partner_));
+    merge_into(dtype_, acc_, partner_, scratch_);
   }
   for (int k = 0; k < plan_.rounds; ++k)
     OMNIB_RETURN_IF_ERROR(exchange(r ^ (1 << k), kTagRound0 + static_cast<uint32_t>(k)));
@@ -94,11 +95,11 @@ Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
   // so neither blocks on a full socket buffer.
   std::function<Status(int)> body = [&](int lane) -> Status {
     if (lane == 0) return send_vector(link, tag, seq_, acc_.view());
-    return receive_vector(link, tag, seq_, 0, count_, "sparcml-recdbl round", partner_);
+    return receive_vector(link, tag, seq_, 0, count_, elem_size_, "sparcml-recdbl round", partner_);
   };
   std::function<void()> on_failure = [this] { links_.abort_all(); };
   OMNIB_RETURN_IF_ERROR(lanes_->run(body, on_failure));
-  merge_into(dtype_, acc_, partner_, elem_size_, scratch_);
+  merge_into(dtype_, acc_, partner_, scratch_);
   return Status::ok();
 }
 

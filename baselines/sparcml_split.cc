@@ -60,7 +60,8 @@ Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
   // This rank's own contribution to its slice starts the sum.
   const Slice mine = even_slice(in.count, job_.nodes, job_.rank);
   if (out.data != in.data)
-    std::memcpy(out.as<uint32_t>() + mine.begin, in.as<const uint32_t>() + mine.begin, mine.length * elem_size_);
+    std::memcpy(out.as<uint8_t>() + mine.begin * elem_size_, in.as<const uint8_t>() + mine.begin * elem_size_,
+                mine.length * elem_size_);
   if (peers_.empty()) return Status::ok();
   ++seq_;
   in_ = in;
@@ -128,7 +129,7 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
     ++chunks_summed_;
     cv_.notify_all();
   };
-  OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagReduceScatter, seq_, mine.begin, mine.end(),
+  OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagReduceScatter, seq_, mine.begin, mine.end(), elem_size_,
                                        "sparcml-split reduce-scatter", sum_into_mine));
   {
     std::lock_guard lock(mu_);
@@ -136,18 +137,18 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
   }
 
   const Slice theirs = even_slice(out_.count, job_.nodes, peer);
-  auto* out = out_.as<uint32_t>();
+  auto* out = out_.as<uint8_t>();
   bool first = true;
   auto write_theirs = [&](const Chunk& c) {
     // A sparse slice leaves zeros where it has no pair.
-    if (first && !c.dense) std::memset(out + theirs.begin, 0, theirs.length * elem_size_);
+    if (first && !c.dense) std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
     first = false;
     if (c.dense)
-      std::memcpy(out + c.first, c.values, c.items * elem_size_);
+      std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
     else
       add_view_into(dtype_, c.view(), out_.data);
   };
-  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), "sparcml-split allgather",
+  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), elem_size_, "sparcml-split allgather",
                         write_theirs);
 }
 

@@ -45,7 +45,7 @@ Status SparseAllgather::allreduce(const TensorView& in, const TensorView& out) {
   ++seq_;
   out_ = out;
   // Extract before zeroing: out may be the input itself.
-  extract_pairs(in.data, 0, in.count, mine_);
+  extract_pairs(in.data, dtype_size(in.dtype), 0, in.count, mine_);
   std::memset(out.data, 0, out.bytes());
   add_view_into(dtype_, mine_.view(), out.data);
   if (job_.nodes == 1) return Status::ok();
@@ -99,7 +99,8 @@ Status SparseAllgather::receive_steps() {
   for (int s = 0; s < n - 1; ++s) {
     const auto origin = static_cast<uint32_t>(origin_of_step(s));
     const bool forward = s < n - 2;
-    ChunkReader reader(0, out_.count, origin, seq_, left, "allgather pairs of rank " + std::to_string(origin));
+    ChunkReader reader(0, out_.count, dtype_size(dtype_), origin, seq_, left,
+                       "allgather pairs of rank " + std::to_string(origin));
     while (!reader.done()) {
       OMNIB_RETURN_IF_ERROR(link.recv(frame));
       OMNIB_RETURN_IF_ERROR(reader.next(frame, chunk));

@@ -11,9 +11,9 @@ size_t chunk_capacity(bool dense, size_t elem_size) {
 }
 
 Status send_vector(Connection& link, uint32_t tag, uint64_t seq, const VectorView& v) {
-  constexpr size_t kElem = sizeof(uint32_t);
+  const size_t elem = v.elem_size;
   const size_t total = v.items();
-  const size_t capacity = chunk_capacity(v.dense, kElem);
+  const size_t capacity = chunk_capacity(v.dense, elem);
   size_t pos = 0;
   do {
     const size_t n = std::min(capacity, total - pos);
@@ -23,7 +23,7 @@ Status send_vector(Connection& link, uint32_t tag, uint64_t seq, const VectorVie
     size_t count = 0;
     parts[count++] = {&h, sizeof(h)};
     if (n > 0 && !v.dense) parts[count++] = {const_cast<uint32_t*>(v.indices + pos), n * kIndexBytes};
-    if (n > 0) parts[count++] = {const_cast<uint32_t*>(v.values + pos), n * kElem};
+    if (n > 0) parts[count++] = {const_cast<uint8_t*>(v.values + pos * elem), n * elem};
     OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kSparse, tag, seq, std::span<const iovec>(parts, count)));
     pos += n;
   } while (pos < total);
@@ -35,14 +35,16 @@ VectorView Chunk::view() const {
   v.dense = dense;
   v.begin = dense ? first : 0;
   v.end = dense ? first + items : 0;
+  v.elem_size = elem_size;
   v.pairs = dense ? 0 : items;
   v.indices = indices;
   v.values = values;
   return v;
 }
 
-ChunkReader::ChunkReader(uint64_t begin, uint64_t end, uint32_t tag, uint64_t seq, int peer, std::string what)
-    : begin_(begin), end_(end), tag_(tag), seq_(seq), peer_(peer), what_(std::move(what)), next_dense_(begin) {}
+ChunkReader::ChunkReader(uint64_t begin, uint64_t end, size_t elem_size, uint32_t tag, uint64_t seq, int peer,
+                         std::string what)
+    : begin_(begin), end_(end), elem_size_(elem_size), tag_(tag), seq_(seq), peer_(peer), what_(std::move(what)), next_dense_(begin) {}
 
 Status ChunkReader::reject(const std::string& why) const {
   return unavailable_error("rank " + std::to_string(peer_) + " sent a bad " + what_ + " frame: " + why +
@@ -50,7 +52,7 @@ Status ChunkReader::reject(const std::string& why) const {
 }
 
 Status ChunkReader::next(const Frame& frame, Chunk& chunk) {
-  constexpr size_t kElem = sizeof(uint32_t);
+  const size_t elem = elem_size_;
   const wire::FrameHeader& h = frame.header;
   if (done_) return reject("it came after the stream's last chunk");
   if (frame.type() != wire::FrameType::kSparse)
@@ -63,13 +65,14 @@ Status ChunkReader::next(const Frame& frame, Chunk& chunk) {
   std::memcpy(&c, frame.payload.data(), sizeof(c));
   const bool dense = c.dense != 0;
   if (started_ && dense != dense_) return reject("representation changed inside one stream");
-  const size_t item = dense ? kElem : kIndexBytes + kElem;
+  const size_t item = dense ? elem : kIndexBytes + elem;
   if (frame.payload.size() != sizeof(ChunkHeader) + static_cast<size_t>(c.items) * item)
     return reject(std::to_string(frame.payload.size()) + " payload bytes for " + std::to_string(c.items) + " items");
   const uint8_t* body = frame.payload.data() + sizeof(ChunkHeader);
   chunk.dense = dense;
   chunk.items = c.items;
   chunk.first = c.first;
+  chunk.elem_size = elem;
   if (dense) {
     if (c.first != next_dense_ || c.items > end_ - next_dense_)
       return reject("dense chunk [" + std::to_string(c.first) + ", +" + std::to_string(c.items) +
@@ -77,10 +80,10 @@ Status ChunkReader::next(const Frame& frame, Chunk& chunk) {
                     std::to_string(end_) + ")");
     next_dense_ += c.items;
     chunk.indices = nullptr;
-    chunk.values = reinterpret_cast<const uint32_t*>(body);
+    chunk.values = body;
   } else {
     chunk.indices = reinterpret_cast<const uint32_t*>(body);
-    chunk.values = reinterpret_cast<const uint32_t*>(body + static_cast<size_t>(c.items) * kIndexBytes);
+    chunk.values = body + static_cast<size_t>(c.items) * kIndexBytes;
     for (uint32_t i = 0; i < c.items; ++i) {
       const int64_t index = chunk.indices[i];
       if (index <= last_index_ || static_cast<uint64_t>(index) < begin_ || static_cast<uint64_t>(index) >= end_)
@@ -100,9 +103,9 @@ Status ChunkReader::next(const Frame& frame, Chunk& chunk) {
   return Status::ok();
 }
 
-Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end,
+Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,
                       const std::string& what, const std::function<void(const Chunk&)>& apply) {
-  ChunkReader reader(begin, end, tag, seq, link.peer_rank(), what);
+  ChunkReader reader(begin, end, elem_size, tag, seq, link.peer_rank(), what);
   Frame frame;
   Chunk chunk;
   while (!reader.done()) {
@@ -113,21 +116,21 @@ Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t beg
   return Status::ok();
 }
 
-Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end,
+Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,
                       const std::string& what, SparseVector& out) {
   bool first = true;
-  return receive_vector(link, tag, seq, begin, end, what, [&](const Chunk& c) {
+  return receive_vector(link, tag, seq, begin, end, elem_size, what, [&](const Chunk& c) {
     if (first) {
-      out.reset(begin, end, false);
+      out.reset(begin, end, false, elem_size);
       out.dense = c.dense;
-      if (c.dense) out.values.resize(static_cast<size_t>(end - begin));  // every element arrives
+      if (c.dense) out.values.resize(static_cast<size_t>(end - begin) * elem_size);  // every element arrives
       first = false;
     }
     if (c.dense) {
-      std::memcpy(out.values.data() + (c.first - begin), c.values, c.items * sizeof(uint32_t));
+      std::memcpy(out.values.data() + (c.first - begin) * elem_size, c.values, c.items * elem_size);
     } else {
       out.indices.insert(out.indices.end(), c.indices, c.indices + c.items);
-      out.values.insert(out.values.end(), c.values, c.values + c.items);
+      out.values.insert(out.values.end(), c.values, c.values + c.items * elem_size);
     }
   });
 }

@@ -17,6 +17,7 @@ namespace omnib {
 // Leads every frame of a sparse stream.
 //   sparse chunk: uint32 index[items], then items values
 //   dense chunk:  items values of elements [first, first + items)
+// Values are elements of the stream's element size (both ends know it).
 struct ChunkHeader {
   uint32_t items;
   uint8_t dense;  // 1: dense chunk, 0: (index, value) pairs
@@ -41,8 +42,9 @@ struct Chunk {
   bool dense = false;
   uint32_t items = 0;
   uint64_t first = 0;
+  size_t elem_size = 4;
   const uint32_t* indices = nullptr;  // sparse only
-  const uint32_t* values = nullptr;
+  const uint8_t* values = nullptr;
   // The chunk as a view for add_view_into. A sparse chunk carries no range of
   // its own (begin = end = 0), so it must not be passed to write_view.
   VectorView view() const;
@@ -52,9 +54,10 @@ struct Chunk {
 // tag, length, representation, index order and range, dense coverage.
 class ChunkReader {
  public:
-  // `begin`, `end`: the slice the stream covers. `peer` and `what` name the
-  // stream in error messages.
-  ChunkReader(uint64_t begin, uint64_t end, uint32_t tag, uint64_t seq, int peer, std::string what);
+  // `begin`, `end`: the slice the stream covers; values are elem_size
+  // bytes. `peer` and `what` name the stream in error messages.
+  ChunkReader(uint64_t begin, uint64_t end, size_t elem_size, uint32_t tag, uint64_t seq, int peer,
+              std::string what);
 
   // Decodes `frame` as the next chunk of the stream.
   Status next(const Frame& frame, Chunk& chunk);
@@ -64,6 +67,7 @@ class ChunkReader {
   Status reject(const std::string& why) const;
 
   uint64_t begin_, end_;
+  size_t elem_size_;
   uint32_t tag_;
   uint64_t seq_;
   int peer_;
@@ -75,12 +79,13 @@ class ChunkReader {
   int64_t last_index_ = -1;  // sparse: the last index seen
 };
 
-// Receives one stream from `link`, calling apply on each checked chunk.
-Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end,
+// Receives one stream of elem_size-byte values from `link`, calling apply
+// on each checked chunk.
+Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,
                       const std::string& what, const std::function<void(const Chunk&)>& apply);
 
-// Receives one stream into `out`, whose range is [begin, end).
-Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end,
+// Receives one stream into `out`, whose range becomes [begin, end).
+Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,
                       const std::string& what, SparseVector& out);
 
 }  // namespace omnib

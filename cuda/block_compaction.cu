@@ -26,8 +26,9 @@ namespace omnib::gpu {
 namespace detail {
 namespace {
 
+template <typename E>
 struct CompactArgs {
-  const uint32_t* tensor;   // element 0
+  const E* tensor;          // element 0
   uint64_t begin;           // first block of the range
   uint64_t end;             // one past the last block
   uint64_t end_elem;        // one past the range's last element
@@ -36,14 +37,14 @@ struct CompactArgs {
   uint64_t tiles;
   TileScratch scratch;
   uint64_t* indices;
-  uint32_t* values;
+  E* values;
   uint64_t* count;
 };
 
 // Strategy 1: blocks_per_tile whole blocks per CTA. Dynamic shared memory
 // holds one int per block of the tile.
-template <int VEC>
-__global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactArgs a) {
+template <typename E, int VEC>
+__global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactArgs<E> a) {
   constexpr int kItems = kElemsPerThread / VEC;
   constexpr int kWords = kTileElems / 32;  // 32-block words of flags in the largest tile
   extern __shared__ int s_rank[];          // per block: -1 (zero) or rank within its 32-block word
@@ -64,18 +65,18 @@ __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactA
   const uint32_t tile_len = static_cast<uint32_t>(min((first_block + blocks) * B, a.end_elem) - tile_begin);
 
   // The one read of the tile, coalesced: item i of thread t is at (i * kThreads + t) * VEC.
-  Words<VEC> v[kItems];
+  Words<E, VEC> v[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const uint32_t off = (i * kThreads + tid) * VEC;
-    v[i] = off < tile_len ? load_words<VEC>(a.tensor + tile_begin + off, min(uint32_t(VEC), tile_len - off))
-                          : zero_words<VEC>();
+    v[i] = off < tile_len ? load_words<E, VEC>(a.tensor + tile_begin + off, min(uint32_t(VEC), tile_len - off))
+                          : zero_words<E, VEC>();
   }
 
   for (uint32_t b = tid; b < blocks; b += kThreads) s_rank[b] = 0;
   __syncthreads();
-  // Mark the non-zero blocks. An item never straddles two blocks (VEC == 4
-  // only when B % 4 == 0), and racing writers all store 1.
+  // Mark the non-zero blocks. An item never straddles two blocks (VEC > 1
+  // only when B % VEC == 0), and racing writers all store 1.
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const uint32_t off = (i * kThreads + tid) * VEC;
@@ -139,13 +140,13 @@ __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactA
     const int rank = s_rank[b];
     if (rank < 0) continue;
     const uint64_t slot = prefix + s_word_offset[b >> 5] + rank;
-    store_words<VEC>(a.values + slot * B + (off - b * B), v[i], min(uint32_t(VEC), tile_len - off));
+    store_words<E, VEC>(a.values + slot * B + (off - b * B), v[i], min(uint32_t(VEC), tile_len - off));
   }
 }
 
 // Strategy 2: one block per CTA, streamed in chunks of kTileElems.
-template <int VEC>
-__global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactArgs a) {
+template <typename E, int VEC>
+__global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactArgs<E> a) {
   constexpr int kItems = kElemsPerThread / VEC;
   __shared__ uint64_t s_tile;
   __shared__ uint64_t s_prefix;
@@ -164,19 +165,19 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
   const uint64_t block = a.begin + tile;
   const uint64_t block_begin = block * B;
   const uint32_t len = static_cast<uint32_t>(min(static_cast<uint64_t>(B), a.end_elem - block_begin));
-  const uint32_t* src = a.tensor + block_begin;
+  const E* src = a.tensor + block_begin;
 
   bool found = false;  // same on every thread: it only changes after a barrier
-  uint32_t* out = nullptr;
+  E* out = nullptr;
   for (uint32_t chunk = 0; chunk < len; chunk += kTileElems) {
     const uint32_t chunk_len = min(kTileElems, len - chunk);
-    Words<VEC> v[kItems];
+    Words<E, VEC> v[kItems];
     bool mine = false, any_bits = false;
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const uint32_t off = (i * kThreads + tid) * VEC;
-      v[i] = off < chunk_len ? load_words<VEC>(src + chunk + off, min(uint32_t(VEC), chunk_len - off))
-                             : zero_words<VEC>();
+      v[i] = off < chunk_len ? load_words<E, VEC>(src + chunk + off, min(uint32_t(VEC), chunk_len - off))
+                             : zero_words<E, VEC>();
       mine |= any_nonzero(v[i]);
       any_bits |= !all_bits_zero(v[i]);
     }
@@ -200,15 +201,17 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
       // them again, unless one held a -0.0, whose bits the output must keep
       // (rare: then they are copied). chunk is a multiple of kTileElems, so of VEC.
       if (s_signed_zero == 0) {
-        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC) store_words<VEC>(out + e, zero_words<VEC>(), VEC);
+        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC)
+          store_words<E, VEC>(out + e, zero_words<E, VEC>(), VEC);
       } else {
-        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC) store_words<VEC>(out + e, load_words<VEC>(src + e, VEC), VEC);
+        for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC)
+          store_words<E, VEC>(out + e, load_words<E, VEC>(src + e, VEC), VEC);
       }
     }
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const uint32_t off = (i * kThreads + tid) * VEC;
-      if (off < chunk_len) store_words<VEC>(out + chunk + off, v[i], min(uint32_t(VEC), chunk_len - off));
+      if (off < chunk_len) store_words<E, VEC>(out + chunk + off, v[i], min(uint32_t(VEC), chunk_len - off));
     }
   }
   if (!found && warp == 0) {
@@ -219,18 +222,43 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
 
 __global__ void write_count_kernel(uint64_t* count, uint64_t value) { *count = value; }
 
-template <int VEC>
-Status launch_compaction(const CompactArgs& args, cudaStream_t stream) {
+template <typename E, int VEC>
+Status launch_compaction(const CompactArgs<E>& args, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(args.tiles);
   if (args.block_size <= kTileElems) {
     const size_t shared = sizeof(int) * args.blocks_per_tile;
-    compact_small_blocks_kernel<VEC><<<grid, kThreads, shared, stream>>>(args);
+    compact_small_blocks_kernel<E, VEC><<<grid, kThreads, shared, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("compact_small_blocks_kernel");
   } else {
-    compact_large_blocks_kernel<VEC><<<grid, kThreads, 0, stream>>>(args);
+    compact_large_blocks_kernel<E, VEC><<<grid, kThreads, 0, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("compact_large_blocks_kernel");
   }
   return Status::ok();
+}
+
+// Fills the arguments for elements of type E and launches with 16-byte
+// accesses where the block size and the pointers allow them.
+template <typename E>
+Status launch_typed(const void* tensor, const BlockLayout& layout, BlockRange range, void* scratch, uint64_t* indices,
+                    void* values, uint64_t* count, cudaStream_t stream) {
+  CompactArgs<E> args{};
+  args.tensor = static_cast<const E*>(tensor);
+  args.begin = range.begin;
+  args.end = range.end;
+  args.end_elem = layout.block_begin(range.begin) + layout.elements_in(range);
+  args.block_size = static_cast<uint32_t>(layout.block_size());
+  args.blocks_per_tile = args.block_size <= kTileElems ? kTileElems / args.block_size : 1;
+  args.tiles = (range.size() + args.blocks_per_tile - 1) / args.blocks_per_tile;
+  if (args.tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    return usage_error("GPU compaction: range of " + std::to_string(range.size()) +
+                       " blocks needs more CTAs than a launch allows");
+  }
+  args.scratch = tile_scratch(scratch);
+  args.indices = indices;
+  args.values = static_cast<E*>(values);
+  args.count = count;
+  if (can_use_vec<E>(args.block_size, tensor, values)) return launch_compaction<E, kVec<E>>(args, stream);
+  return launch_compaction<E, 1>(args, stream);
 }
 
 }  // namespace
@@ -245,10 +273,11 @@ size_t compact_scratch_bytes(const BlockLayout& layout, BlockRange range) {
   return detail::tile_scratch_bytes(tiles);
 }
 
-Status compact_blocks_async(const void* tensor, const BlockLayout& layout, BlockRange range, void* scratch,
-                            size_t scratch_bytes, uint64_t* indices, void* values, uint64_t* count,
+Status compact_blocks_async(const void* tensor, size_t elem_size, const BlockLayout& layout, BlockRange range,
+                            void* scratch, size_t scratch_bytes, uint64_t* indices, void* values, uint64_t* count,
                             Stream stream) {
   OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
+  OMNIB_RETURN_IF_ERROR(check_elem_size(elem_size));
   if (layout.block_size() > UINT32_MAX) {
     return usage_error("GPU compaction: block size " + std::to_string(layout.block_size()) +
                        " is above the kernels' limit of 2^32-1 elements");
@@ -271,26 +300,11 @@ Status compact_blocks_async(const void* tensor, const BlockLayout& layout, Block
                        std::to_string(needed) + " needed (compact_scratch_bytes)");
   }
 
-  detail::CompactArgs args{};
-  args.tensor = static_cast<const uint32_t*>(tensor);
-  args.begin = range.begin;
-  args.end = range.end;
-  args.end_elem = layout.block_begin(range.begin) + layout.elements_in(range);
-  args.block_size = static_cast<uint32_t>(layout.block_size());
-  args.blocks_per_tile = args.block_size <= detail::kTileElems ? detail::kTileElems / args.block_size : 1;
-  args.tiles = (range.size() + args.blocks_per_tile - 1) / args.blocks_per_tile;
-  if (args.tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
-    return usage_error("GPU compaction: range of " + std::to_string(range.size()) + " blocks needs more CTAs than a launch allows");
-  }
-  args.scratch = detail::tile_scratch(scratch);
-  args.indices = indices;
-  args.values = static_cast<uint32_t*>(values);
-  args.count = count;
-
   // Tile states start invalid and the tile counter at 0 on every launch.
   OMNIB_CUDA_TRY(cudaMemsetAsync(scratch, 0, needed, stream));
-  if (detail::can_use_vec4(args.block_size, tensor, values)) return detail::launch_compaction<4>(args, stream);
-  return detail::launch_compaction<1>(args, stream);
+  if (elem_size == 2)
+    return detail::launch_typed<uint16_t>(tensor, layout, range, scratch, indices, values, count, stream);
+  return detail::launch_typed<uint32_t>(tensor, layout, range, scratch, indices, values, count, stream);
 }
 
 }  // namespace omnib::gpu

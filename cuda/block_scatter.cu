@@ -17,11 +17,12 @@ namespace omnib::gpu {
 namespace detail {
 namespace {
 
+template <typename E>
 struct ScatterArgs {
   const uint64_t* indices;
   uint64_t n;
-  const uint32_t* values;
-  uint32_t* out;    // element 0 of the output tensor
+  const E* values;
+  E* out;           // element 0 of the output tensor
   uint64_t count;   // elements in the tensor
   uint64_t begin;   // the block range
   uint64_t end;
@@ -53,8 +54,8 @@ __device__ __forceinline__ bool element_place(const TileShape& s, const TilePlac
   return in_block < s.block_size;
 }
 
-template <int VEC>
-__global__ void __launch_bounds__(kThreads) scatter_listed_kernel(ScatterArgs a) {
+template <typename E, int VEC>
+__global__ void __launch_bounds__(kThreads) scatter_listed_kernel(ScatterArgs<E> a) {
   constexpr int kItems = kElemsPerThread / VEC;
   const TilePlace place = tile_place(a.shape, blockIdx.x);
   const uint32_t B = a.shape.block_size;
@@ -70,7 +71,7 @@ __global__ void __launch_bounds__(kThreads) scatter_listed_kernel(ScatterArgs a)
     const uint64_t dst = block * B + in_block;
     if (dst >= a.count) continue;  // past the short last block
     const uint32_t len = static_cast<uint32_t>(min(static_cast<uint64_t>(VEC), a.count - dst));
-    store_words<VEC>(a.out + dst, load_words<VEC>(a.values + slot * B + in_block, len), len);
+    store_words<E, VEC>(a.out + dst, load_words<E, VEC>(a.values + slot * B + in_block, len), len);
   }
 }
 
@@ -98,8 +99,8 @@ __device__ uint64_t warp_lower_bound(const uint64_t* indices, uint64_t n, uint64
   return lo;
 }
 
-template <int VEC>
-__global__ void __launch_bounds__(kThreads) scatter_zero_kernel(ScatterArgs a) {
+template <typename E, int VEC>
+__global__ void __launch_bounds__(kThreads) scatter_zero_kernel(ScatterArgs<E> a) {
   constexpr int kItems = kElemsPerThread / VEC;
   extern __shared__ int s_source[];  // per block of the tile: listed position minus s_first, or -1
   __shared__ uint64_t s_first;
@@ -131,32 +132,56 @@ __global__ void __launch_bounds__(kThreads) scatter_zero_kernel(ScatterArgs a) {
     if (dst >= a.count) continue;
     const uint32_t len = static_cast<uint32_t>(min(static_cast<uint64_t>(VEC), a.count - dst));
     const int source = s_source[local];
-    const Words<VEC> w =
-        source >= 0 ? load_words<VEC>(a.values + (first + source) * B + in_block, len) : zero_words<VEC>();
-    store_words<VEC>(a.out + dst, w, len);
+    const Words<E, VEC> w =
+        source >= 0 ? load_words<E, VEC>(a.values + (first + source) * B + in_block, len) : zero_words<E, VEC>();
+    store_words<E, VEC>(a.out + dst, w, len);
   }
 }
 
-template <int VEC>
-Status launch_scatter(const ScatterArgs& args, ScatterMode mode, cudaStream_t stream) {
+template <typename E, int VEC>
+Status launch_scatter(const ScatterArgs<E>& args, ScatterMode mode, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(args.shape.tiles);
   if (mode == ScatterMode::kListedOnly) {
-    scatter_listed_kernel<VEC><<<grid, kThreads, 0, stream>>>(args);
+    scatter_listed_kernel<E, VEC><<<grid, kThreads, 0, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("scatter_listed_kernel");
   } else {
     const size_t shared = sizeof(int) * args.shape.blocks_per_tile;
-    scatter_zero_kernel<VEC><<<grid, kThreads, shared, stream>>>(args);
+    scatter_zero_kernel<E, VEC><<<grid, kThreads, shared, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("scatter_zero_kernel");
   }
   return Status::ok();
 }
 
+// Fills the arguments for elements of type E and launches with 16-byte
+// accesses where the block size and the pointers allow them.
+template <typename E>
+Status launch_typed(const uint64_t* indices, uint64_t n, const void* values, const BlockLayout& layout,
+                    BlockRange range, void* out, ScatterMode mode, uint64_t slots, cudaStream_t stream) {
+  ScatterArgs<E> args{};
+  args.indices = indices;
+  args.n = n;
+  args.values = static_cast<const E*>(values);
+  args.out = static_cast<E*>(out);
+  args.count = layout.count();
+  args.begin = range.begin;
+  args.end = range.end;
+  args.shape = tile_shape(static_cast<uint32_t>(layout.block_size()), slots);
+  if (args.shape.tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    return usage_error("GPU scatter: " + std::to_string(slots) + " blocks need more CTAs than a launch allows");
+  }
+  // With no listed block, `values` may be null: only the output decides the access width.
+  const void* values_for_alignment = n > 0 ? values : out;
+  if (can_use_vec<E>(args.shape.block_size, values_for_alignment, out)) return launch_scatter<E, kVec<E>>(args, mode, stream);
+  return launch_scatter<E, 1>(args, mode, stream);
+}
+
 }  // namespace
 }  // namespace detail
 
-Status scatter_blocks_async(const uint64_t* indices, uint64_t n, const void* values, const BlockLayout& layout,
-                            BlockRange range, void* out, ScatterMode mode, Stream stream) {
+Status scatter_blocks_async(const uint64_t* indices, uint64_t n, const void* values, size_t elem_size,
+                            const BlockLayout& layout, BlockRange range, void* out, ScatterMode mode, Stream stream) {
   OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
+  OMNIB_RETURN_IF_ERROR(check_elem_size(elem_size));
   if (layout.block_size() > UINT32_MAX) {
     return usage_error("GPU scatter: block size " + std::to_string(layout.block_size()) +
                        " is above the kernels' limit of 2^32-1 elements");
@@ -172,24 +197,8 @@ Status scatter_blocks_async(const uint64_t* indices, uint64_t n, const void* val
     return usage_error("GPU scatter: null output, index or value pointer");
   }
 
-  detail::ScatterArgs args{};
-  args.indices = indices;
-  args.n = n;
-  args.values = static_cast<const uint32_t*>(values);
-  args.out = static_cast<uint32_t*>(out);
-  args.count = layout.count();
-  args.begin = range.begin;
-  args.end = range.end;
-  args.shape = detail::tile_shape(static_cast<uint32_t>(layout.block_size()), slots);
-  if (args.shape.tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
-    return usage_error("GPU scatter: " + std::to_string(slots) + " blocks need more CTAs than a launch allows");
-  }
-  // With no listed block, `values` may be null: only the output decides the access width.
-  const void* values_for_alignment = n > 0 ? values : out;
-  if (detail::can_use_vec4(args.shape.block_size, values_for_alignment, out)) {
-    return detail::launch_scatter<4>(args, mode, stream);
-  }
-  return detail::launch_scatter<1>(args, mode, stream);
+  if (elem_size == 2) return detail::launch_typed<uint16_t>(indices, n, values, layout, range, out, mode, slots, stream);
+  return detail::launch_typed<uint32_t>(indices, n, values, layout, range, out, mode, slots, stream);
 }
 
 }  // namespace omnib::gpu

@@ -79,9 +79,10 @@ Result<std::span<const uint64_t>> CudaBlockIo::stage(int shard, BlockRange range
   OMNIB_RETURN_IF_ERROR(reserve_pinned(side.count, sizeof(uint64_t)));
   const size_t scratch_bytes = compact_scratch_bytes(layout_, range);
   OMNIB_RETURN_IF_ERROR(reserve_device(side.scan_scratch, std::max<size_t>(8, scratch_bytes)));
-  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, layout_, range, side.scan_scratch.data(), scratch_bytes,
-                                             static_cast<uint64_t*>(side.indices.device()), side.values.device(),
-                                             static_cast<uint64_t*>(side.count.device()), side.stream.get()));
+  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, range, side.scan_scratch.data(),
+                                             scratch_bytes, static_cast<uint64_t*>(side.indices.device()),
+                                             side.values.device(), static_cast<uint64_t*>(side.count.device()),
+                                             side.stream.get()));
   OMNIB_RETURN_IF_ERROR(synchronize(side.stream.get()));
   side.staged = *side.count.as<uint64_t>();
   if (side.staged > range.size())
@@ -136,7 +137,7 @@ Status CudaBlockIo::store(int shard, const BatchView& batch) {
   side.value_bytes += bytes;
   OMNIB_RETURN_IF_ERROR(use_device(device_));
   const BlockRange range{batch.indices[0], last + 1};
-  return scatter_blocks_async(device_indices, batch.count, device_values, layout_, range, out_.data,
+  return scatter_blocks_async(device_indices, batch.count, device_values, elem_size_, layout_, range, out_.data,
                               ScatterMode::kListedOnly, side.stream.get());
 }
 

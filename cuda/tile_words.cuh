@@ -1,6 +1,6 @@
 // Device-side building blocks shared by the compaction and scatter kernels:
-// the tile shape and vector loads/stores of 4-byte words. Only .cu files
-// include this.
+// the tile shape and vector loads/stores of elements of 4 bytes (float,
+// int32) or 2 bytes (bf16, half). Only .cu files include this.
 //
 // A CTA of kThreads threads works on a tile of kTileElems elements held in
 // registers (kElemsPerThread per thread). For block sizes up to kTileElems a
@@ -17,8 +17,7 @@ namespace omnib::gpu::detail {
 
 constexpr int kThreads = 256;
 constexpr int kElemsPerThread = 16;
-constexpr uint32_t kTileElems = kThreads * kElemsPerThread;  // 4096 elements, 16 KiB
-constexpr uint32_t kMagnitude = 0x7fffffffu;                  // all bits but a float's sign
+constexpr uint32_t kTileElems = kThreads * kElemsPerThread;  // 4096 elements: 16 KiB, or 8 KiB of 2-byte ones
 
 // How a list of `slots` blocks maps onto tiles.
 struct TileShape {
@@ -41,46 +40,51 @@ inline TileShape tile_shape(uint32_t block_size, uint64_t slots) {
   return s;
 }
 
-// VEC consecutive 4-byte words; VEC is 4 (one 16-byte access) or 1.
-template <int VEC>
-struct Words {
-  uint32_t w[VEC];
+// The bits of an element type E: uint32_t (float, int32) or uint16_t (bf16, half).
+template <typename E>
+constexpr E kSignBit = static_cast<E>(E{1} << (8 * sizeof(E) - 1));
+template <typename E>
+constexpr E kMagnitude = static_cast<E>(~kSignBit<E>);  // all bits but the sign (~ promotes to int)
+// Elements of one 16-byte access: 4 of 4 bytes, 8 of 2 bytes.
+template <typename E>
+constexpr int kVec = static_cast<int>(16 / sizeof(E));
+
+// VEC consecutive elements of type E; VEC is kVec<E> (one 16-byte access) or 1.
+template <typename E, int VEC>
+struct alignas(VEC * sizeof(E)) Words {
+  E w[VEC];
 };
 
-template <int VEC>
-__device__ __forceinline__ Words<VEC> zero_words() {
-  Words<VEC> v;
+template <typename E, int VEC>
+__device__ __forceinline__ Words<E, VEC> zero_words() {
+  Words<E, VEC> v;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) v.w[i] = 0;
   return v;
 }
 
-// Loads the first `n` (1..VEC) words at `p`; the rest read as zero. Streaming
-// (evict-first) loads: every element is read exactly once.
-template <int VEC>
-__device__ __forceinline__ Words<VEC> load_words(const uint32_t* p, uint32_t n) {
-  Words<VEC> v;
-  if constexpr (VEC == 4) {
-    if (n == 4) {
-      uint4 q = __ldcs(reinterpret_cast<const uint4*>(p));
-      v.w[0] = q.x;
-      v.w[1] = q.y;
-      v.w[2] = q.z;
-      v.w[3] = q.w;
+// Loads the first `n` (1..VEC) elements at `p`; the rest read as zero.
+// Streaming (evict-first) loads: every element is read exactly once.
+template <typename E, int VEC>
+__device__ __forceinline__ Words<E, VEC> load_words(const E* p, uint32_t n) {
+  Words<E, VEC> v;
+  if constexpr (VEC * sizeof(E) == 16) {
+    if (n == VEC) {
+      *reinterpret_cast<uint4*>(v.w) = __ldcs(reinterpret_cast<const uint4*>(p));
       return v;
     }
   }
 #pragma unroll
-  for (int i = 0; i < VEC; ++i) v.w[i] = i < static_cast<int>(n) ? __ldcs(p + i) : 0u;
+  for (int i = 0; i < VEC; ++i) v.w[i] = i < static_cast<int>(n) ? __ldcs(p + i) : E{0};
   return v;
 }
 
-// Stores the first `n` (1..VEC) words of `v` at `p`.
-template <int VEC>
-__device__ __forceinline__ void store_words(uint32_t* p, const Words<VEC>& v, uint32_t n) {
-  if constexpr (VEC == 4) {
-    if (n == 4) {
-      *reinterpret_cast<uint4*>(p) = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+// Stores the first `n` (1..VEC) elements of `v` at `p`.
+template <typename E, int VEC>
+__device__ __forceinline__ void store_words(E* p, const Words<E, VEC>& v, uint32_t n) {
+  if constexpr (VEC * sizeof(E) == 16) {
+    if (n == VEC) {
+      *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(v.w);
       return;
     }
   }
@@ -90,29 +94,30 @@ __device__ __forceinline__ void store_words(uint32_t* p, const Words<VEC>& v, ui
   }
 }
 
-// True if a word has a bit set other than bit 31 (-0.0f is zero).
-template <int VEC>
-__device__ __forceinline__ bool any_nonzero(const Words<VEC>& v) {
-  uint32_t acc = 0;
+// True if an element has a bit set other than its sign bit (-0.0 is zero).
+template <typename E, int VEC>
+__device__ __forceinline__ bool any_nonzero(const Words<E, VEC>& v) {
+  E acc = 0;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) acc |= v.w[i];
-  return (acc & kMagnitude) != 0;
+  return (acc & kMagnitude<E>) != 0;
 }
 
 // True if every bit is clear (+0.0 only; a -0.0 has its sign bit set).
-template <int VEC>
-__device__ __forceinline__ bool all_bits_zero(const Words<VEC>& v) {
-  uint32_t acc = 0;
+template <typename E, int VEC>
+__device__ __forceinline__ bool all_bits_zero(const Words<E, VEC>& v) {
+  E acc = 0;
 #pragma unroll
   for (int i = 0; i < VEC; ++i) acc |= v.w[i];
   return acc == 0;
 }
 
-// 16-byte accesses need B % 4 == 0 (every vector then stays inside one block
-// and every block starts 16-byte aligned) and 16-byte aligned base pointers.
-inline bool can_use_vec4(uint32_t block_size, const void* a, const void* b) {
+// 16-byte accesses need B % kVec == 0 (every vector then stays inside one
+// block and every block starts 16-byte aligned) and 16-byte aligned base pointers.
+template <typename E>
+inline bool can_use_vec(uint32_t block_size, const void* a, const void* b) {
   auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  return block_size % 4 == 0 && aligned(a) && aligned(b);
+  return block_size % kVec<E> == 0 && aligned(a) && aligned(b);
 }
 
 }  // namespace omnib::gpu::detail

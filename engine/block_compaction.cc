@@ -23,6 +23,12 @@ Status check_block_range(const BlockLayout& layout, BlockRange range) {
   return Status::ok();
 }
 
+Status check_elem_size(size_t elem_size) {
+  if (elem_size == 2 || elem_size == 4) return Status::ok();
+  return usage_error("block compaction: elements of " + std::to_string(elem_size) +
+                     " bytes are not supported (2 or 4 are)");
+}
+
 Status check_block_indices(const uint64_t* indices, uint64_t n, BlockRange range) {
   if (n > range.size()) {
     return usage_error("block scatter: " + std::to_string(n) + " blocks listed for a range of " +

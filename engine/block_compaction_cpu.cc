@@ -8,33 +8,30 @@
 #include "engine/block_scan.h"
 
 namespace omnib {
-namespace {
 
-constexpr size_t kElemBytes = 4;
-
-}  // namespace
-
-Result<uint64_t> compact_blocks(const void* tensor, const BlockLayout& layout, BlockRange range,
+Result<uint64_t> compact_blocks(const void* tensor, size_t elem_size, const BlockLayout& layout, BlockRange range,
                                 uint64_t* indices, void* values) {
   OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
-  const auto* words = static_cast<const uint32_t*>(tensor);
+  OMNIB_RETURN_IF_ERROR(check_elem_size(elem_size));
+  const auto* elements = static_cast<const uint8_t*>(tensor);
   auto* out = static_cast<uint8_t*>(values);
-  const size_t block_bytes = layout.block_size() * kElemBytes;
+  const size_t block_bytes = layout.block_size() * elem_size;
   uint64_t n = 0;
   for (uint64_t b = range.begin; b < range.end; ++b) {
-    const uint32_t* block = words + layout.block_begin(b);
+    const uint8_t* block = elements + layout.block_begin(b) * elem_size;
     size_t len = layout.block_length(b);
-    if (!block_is_nonzero(block, len)) continue;
+    if (!block_is_nonzero(block, len, elem_size)) continue;
     // The block was just read by the test, so this copy comes from cache.
-    std::memcpy(out + n * block_bytes, block, len * kElemBytes);
+    std::memcpy(out + n * block_bytes, block, len * elem_size);
     indices[n++] = b;
   }
   return n;
 }
 
-Status scatter_blocks(const uint64_t* indices, uint64_t n, const void* values, const BlockLayout& layout,
-                      BlockRange range, void* out, ScatterMode mode) {
+Status scatter_blocks(const uint64_t* indices, uint64_t n, const void* values, size_t elem_size,
+                      const BlockLayout& layout, BlockRange range, void* out, ScatterMode mode) {
   OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
+  OMNIB_RETURN_IF_ERROR(check_elem_size(elem_size));
   OMNIB_RETURN_IF_ERROR(check_block_indices(indices, n, range));
   const auto* in = static_cast<const uint8_t*>(values);
   auto* dst = static_cast<uint8_t*>(out);
@@ -47,17 +44,17 @@ Status scatter_blocks(const uint64_t* indices, uint64_t n, const void* values, c
     uint64_t run = 1;
     while (k + run < n && indices[k + run] == first + run) ++run;
     if (zero && first > next_unwritten) {
-      std::memset(dst + layout.block_begin(next_unwritten) * kElemBytes, 0,
-                  layout.elements_in({next_unwritten, first}) * kElemBytes);
+      std::memset(dst + layout.block_begin(next_unwritten) * elem_size, 0,
+                  layout.elements_in({next_unwritten, first}) * elem_size);
     }
-    std::memcpy(dst + layout.block_begin(first) * kElemBytes, in + k * layout.block_size() * kElemBytes,
-                layout.elements_in({first, first + run}) * kElemBytes);
+    std::memcpy(dst + layout.block_begin(first) * elem_size, in + k * layout.block_size() * elem_size,
+                layout.elements_in({first, first + run}) * elem_size);
     next_unwritten = first + run;
     k += run;
   }
   if (zero && range.end > next_unwritten) {
-    std::memset(dst + layout.block_begin(next_unwritten) * kElemBytes, 0,
-                layout.elements_in({next_unwritten, range.end}) * kElemBytes);
+    std::memset(dst + layout.block_begin(next_unwritten) * elem_size, 0,
+                layout.elements_in({next_unwritten, range.end}) * elem_size);
   }
   return Status::ok();
 }

@@ -1,16 +1,17 @@
 #include "engine/block_scan.h"
 
 namespace omnib {
+namespace {
 
-bool block_is_nonzero(const uint32_t* data, size_t n) {
-  // Mask off the sign bit so -0.0f counts as zero; an int32 of 0x80000000 is the
-  // only value mistaken for zero, which workloads never generate.
-  constexpr uint32_t kMagnitude = 0x7fffffffu;
-  uint32_t acc = 0;
+// Any bit but the sign bit set in n words of type W; chunks of 64 keep the
+// loop branch-free and let the compiler vectorize it.
+template <typename W>
+bool any_magnitude_bits(const W* data, size_t n) {
+  constexpr W kMagnitude = static_cast<W>(static_cast<W>(~W{0}) >> 1);  // ~ promotes to int
+  W acc = 0;
   size_t i = 0;
-  // Chunks of 64 keep the loop branch-free and let the compiler vectorize it.
   for (; i + 64 <= n; i += 64) {
-    uint32_t chunk = 0;
+    W chunk = 0;
     for (size_t j = 0; j < 64; ++j) chunk |= data[i + j] & kMagnitude;
     if (chunk) return true;
   }
@@ -18,17 +19,31 @@ bool block_is_nonzero(const uint32_t* data, size_t n) {
   return acc != 0;
 }
 
-void find_nonzero_blocks(const void* data, const BlockLayout& layout, BlockRange range,
+}  // namespace
+
+// Masking the sign bit makes -0.0 count as zero; an int32 of 0x80000000 is
+// the only value mistaken for zero, which workloads never generate.
+bool block_is_nonzero(const uint32_t* data, size_t n) { return any_magnitude_bits(data, n); }
+
+bool block_is_nonzero(const uint16_t* data, size_t n) { return any_magnitude_bits(data, n); }
+
+bool block_is_nonzero(const void* data, size_t n, size_t elem_size) {
+  if (elem_size == 2) return block_is_nonzero(static_cast<const uint16_t*>(data), n);
+  return block_is_nonzero(static_cast<const uint32_t*>(data), n);
+}
+
+void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                          std::vector<uint64_t>& out) {
-  const auto* words = static_cast<const uint32_t*>(data);
+  const auto* bytes = static_cast<const uint8_t*>(data);
   for (uint64_t b = range.begin; b < range.end; ++b) {
-    if (block_is_nonzero(words + layout.block_begin(b), layout.block_length(b))) out.push_back(b);
+    if (block_is_nonzero(bytes + layout.block_begin(b) * elem_size, layout.block_length(b), elem_size))
+      out.push_back(b);
   }
 }
 
-std::vector<uint64_t> nonzero_blocks(const void* data, const BlockLayout& layout) {
+std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout) {
   std::vector<uint64_t> out;
-  find_nonzero_blocks(data, layout, {0, layout.num_blocks()}, out);
+  find_nonzero_blocks(data, elem_size, layout, {0, layout.num_blocks()}, out);
   return out;
 }
 

@@ -12,16 +12,21 @@
 
 namespace omnib {
 
-// True if any of the `n` 32-bit elements at `data` has a bit set other than a
-// float's sign bit (so -0.0f counts as zero). Vectorizes to wide ORs.
+// True if any of the `n` elements at `data` has a bit set other than its
+// sign bit (bit 31 of a 4-byte element, bit 15 of a 2-byte one), so a float
+// -0.0 counts as zero. Vectorizes to wide ORs.
 bool block_is_nonzero(const uint32_t* data, size_t n);
+bool block_is_nonzero(const uint16_t* data, size_t n);
+// The same for `n` elements of `elem_size` bytes (2 or 4).
+bool block_is_nonzero(const void* data, size_t n, size_t elem_size);
 
 // Appends to `out` the indices, in increasing order, of the blocks in `range`
-// that hold a non-zero element. `data` points at element 0 of the tensor.
-void find_nonzero_blocks(const void* data, const BlockLayout& layout, BlockRange range,
+// that hold a non-zero element. `data` points at element 0 of the tensor,
+// whose elements are `elem_size` bytes (2 or 4).
+void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                          std::vector<uint64_t>& out);
 
 // Same as above but for a whole tensor, without reusing a buffer.
-std::vector<uint64_t> nonzero_blocks(const void* data, const BlockLayout& layout);
+std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout);
 
 }  // namespace omnib

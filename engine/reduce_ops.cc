@@ -2,12 +2,53 @@
 
 #include <cstdint>
 
+#include "engine/float16.h"
+
 namespace omnib {
 namespace {
 
 template <typename T>
 void add_typed(T* __restrict dst, const T* __restrict src, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] += src[i];
+}
+
+// The conversions of one 16-bit type, as a type the loops below inline.
+struct Bf16 {
+  static float widen(uint16_t h) { return bf16_to_float(h); }
+  static uint16_t narrow(float f) { return float_to_bf16(f); }
+};
+struct Half {
+  static float widen(uint16_t h) { return half_to_float(h); }
+  static uint16_t narrow(float f) { return float_to_half(f); }
+};
+
+template <typename F>
+void add_16bit(uint16_t* __restrict dst, const uint16_t* __restrict src, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = F::narrow(F::widen(dst[i]) + F::widen(src[i]));
+}
+
+template <typename F>
+void widen_16bit(float* __restrict acc, const uint16_t* __restrict src, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] = F::widen(src[i]);
+}
+
+template <typename F>
+void add_widened_16bit(float* __restrict acc, const uint16_t* __restrict src, size_t n) {
+  for (size_t i = 0; i < n; ++i) acc[i] += F::widen(src[i]);
+}
+
+template <typename F>
+void narrow_16bit(uint16_t* __restrict dst, const float* __restrict acc, size_t n) {
+  for (size_t i = 0; i < n; ++i) dst[i] = F::narrow(acc[i]);
+}
+
+// Calls body.template operator()<F>() with the conversions of a 16-bit dtype.
+template <typename Body>
+void with_16bit(DType dtype, Body&& body) {
+  if (dtype == DType::kBFloat16)
+    body.template operator()<Bf16>();
+  else if (dtype == DType::kFloat16)
+    body.template operator()<Half>();
 }
 
 }  // namespace
@@ -21,7 +62,25 @@ void add_into(DType dtype, void* dst, const void* src, size_t n) {
       // Wrap-around like NCCL's int32 sum; unsigned avoids signed overflow UB.
       add_typed(static_cast<uint32_t*>(dst), static_cast<const uint32_t*>(src), n);
       return;
+    case DType::kBFloat16:
+    case DType::kFloat16:
+      with_16bit(dtype, [&]<typename F>() {
+        add_16bit<F>(static_cast<uint16_t*>(dst), static_cast<const uint16_t*>(src), n);
+      });
+      return;
   }
+}
+
+void widen_into(DType dtype, float* acc, const void* src, size_t n) {
+  with_16bit(dtype, [&]<typename F>() { widen_16bit<F>(acc, static_cast<const uint16_t*>(src), n); });
+}
+
+void add_widened(DType dtype, float* acc, const void* src, size_t n) {
+  with_16bit(dtype, [&]<typename F>() { add_widened_16bit<F>(acc, static_cast<const uint16_t*>(src), n); });
+}
+
+void narrow_from(DType dtype, void* dst, const float* acc, size_t n) {
+  with_16bit(dtype, [&]<typename F>() { narrow_16bit<F>(static_cast<uint16_t*>(dst), acc, n); });
 }
 
 }  // namespace omnib

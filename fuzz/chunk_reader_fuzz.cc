@@ -3,7 +3,8 @@
 // sparse indices increase across the whole stream, dense chunks tile it.
 //
 // Input: uint64 begin | uint32 span | uint32 tag | uint64 seq, then frames,
-// each uint16 type | uint32 tag | uint64 seq | uint32 length | payload.
+// each uint16 type | uint32 tag | uint64 seq | uint32 length | payload. The
+// tag's lowest bit picks the element size: 2 bytes (bf16, half) or 4.
 #include <vector>
 
 #include "baselines/sparse_stream.h"
@@ -18,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (end < begin) return 0;  // a slice that wraps is not one a caller can ask for
   const uint32_t tag = in.take<uint32_t>();
   const uint64_t seq = in.take<uint64_t>();
-  ChunkReader reader(begin, end, tag, seq, 1, "fuzzed");
+  const size_t elem = (tag & 1) ? 2 : 4;
+  ChunkReader reader(begin, end, elem, tag, seq, 1, "fuzzed");
   Frame frame;
   Chunk chunk;
   int64_t last_index = -1;
@@ -33,11 +35,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     frame.payload.assign(bytes.begin(), bytes.end());
     if (!reader.next(frame, chunk).is_ok()) return 0;
 
-    const size_t item = chunk.dense ? 4 : kIndexBytes + 4;
-    if (sizeof(ChunkHeader) + size_t{chunk.items} * item != frame.payload.size())
+    const size_t item = chunk.dense ? elem : kIndexBytes + elem;
+    if (chunk.elem_size != elem || sizeof(ChunkHeader) + size_t{chunk.items} * item != frame.payload.size())
       fuzz::fail("a chunk whose items do not fill its payload");
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < chunk.items; ++i) sum += chunk.values[i];
+    for (size_t i = 0; i < size_t{chunk.items} * elem; ++i) sum += chunk.values[i];
     if (chunk.dense) {
       if (chunk.first != dense_at || chunk.items > end - chunk.first) fuzz::fail("a dense chunk off the slice");
       dense_at += chunk.items;

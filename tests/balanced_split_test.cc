@@ -32,7 +32,7 @@ std::vector<BalancedSplit> split_on_every_rank(const std::vector<Tensor>& tensor
     for (size_t r = 0; r < ranks; ++r) {
       EXPECT_EQ(splits[r].round_cells().size(), splits[0].round_cells().size()) << "rank " << r;
       counts[r].resize(splits[r].round_cells().size());
-      count_nonzeros(tensors[r].data(), splits[r].round_cells(), counts[r].data());
+      count_nonzeros(tensors[r].data(), 4, splits[r].round_cells(), counts[r].data());
     }
     std::vector<bool> more(ranks);
     for (size_t r = 0; r < ranks; ++r) {
@@ -145,14 +145,17 @@ TEST(BalancedSplit, FewerElementsThanRegions) {
   expect_same_and_balanced(make(4, 1, [](int, size_t, std::mt19937&) { return true; }), 4);
 }
 
-TEST(BalancedSplit, CountsNonZeroWordsPerCell) {
-  const Tensor t{0, kOne, 0x80000000u /* -0.0f: a bit is set */, 0, 5, 0, 0};
-  const std::vector<Slice> cells{{0, 3}, {3, 2}, {5, 2}};
-  uint32_t counts[3];
-  count_nonzeros(t.data(), cells, counts);
-  EXPECT_EQ(counts[0], 2u);
-  EXPECT_EQ(counts[1], 1u);
-  EXPECT_EQ(counts[2], 0u);
+TEST(BalancedSplit, CountsNonZeroElementsPerCellAtTheirSize) {
+  const std::vector<Slice> cells{{0, 3}, {3, 2}, {5, 3}};
+  auto counts_of = [&](const void* t, size_t elem_size) {
+    std::vector<uint32_t> counts(cells.size());
+    count_nonzeros(t, elem_size, cells, counts.data());
+    return counts;
+  };
+  const Tensor words{0, kOne, 0x80000000u /* -0.0f: a bit is set */, 0, 5, 0, 0, 0};
+  EXPECT_EQ(counts_of(words.data(), 4), (std::vector<uint32_t>{2, 1, 0}));
+  const std::vector<uint16_t> halves{0, 0x3c00, 0x8000 /* -0.0: a bit is set */, 0, 5, 0, 0, 0x0100};
+  EXPECT_EQ(counts_of(halves.data(), 2), (std::vector<uint32_t>{2, 1, 1}));
 }
 
 }  // namespace

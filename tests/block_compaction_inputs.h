@@ -11,28 +11,39 @@
 
 namespace omnib::test_inputs {
 
-// Outputs are filled with this first, so an element nobody wrote cannot pass.
-// The generator below never produces it.
-constexpr uint32_t kPoison = 0x7fbadbadu;
-constexpr uint32_t kNegativeZero = 0x80000000u;
+// The special bit patterns of an element type W (uint32_t: 4-byte elements,
+// uint16_t: 2-byte ones).
+template <typename W>
+struct Bits {
+  // Outputs are filled with this first, so an element nobody wrote cannot
+  // pass. The generators below never produce it.
+  static constexpr W kPoison = sizeof(W) == 4 ? W(0x7fbadbadu) : W(0x7badu);
+  static constexpr W kSign = W(W(1) << (8 * sizeof(W) - 1));  // -0.0
+  static constexpr W kMagnitude = W(~kSign);
+};
 
-// A tensor of `count` 32-bit words whose blocks are non-zero with
-// probability `density`. Zero blocks mix +0.0 and -0.0; non-zero blocks are
-// dense, half zero, or hold a single non-zero word (sometimes a denormal or
-// a negative denormal) at a random place, so the first non-zero element of a
+constexpr uint32_t kPoison = Bits<uint32_t>::kPoison;
+constexpr uint32_t kNegativeZero = Bits<uint32_t>::kSign;
+
+// A tensor of `count` elements whose blocks are non-zero with probability
+// `density`. Zero blocks mix +0.0 and -0.0; non-zero blocks are dense, half
+// zero, or hold a single non-zero element (sometimes a denormal or a
+// negative denormal) at a random place, so the first non-zero element of a
 // block can sit anywhere in it.
-inline std::vector<uint32_t> make_block_sparse(size_t count, size_t block_size, double density, uint64_t seed) {
+template <typename W = uint32_t>
+std::vector<W> make_block_sparse(size_t count, size_t block_size, double density, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::bernoulli_distribution nonzero(density);
   std::uniform_int_distribution<uint32_t> bits;
   std::uniform_int_distribution<int> style(0, 3);
   auto random_nonzero = [&] {
-    uint32_t v;
-    do v = bits(rng); while ((v & 0x7fffffffu) == 0 || v == kPoison);
+    W v;
+    do v = static_cast<W>(bits(rng)); while ((v & Bits<W>::kMagnitude) == 0 || v == Bits<W>::kPoison);
     return v;
   };
+  const W kNegativeZero = Bits<W>::kSign;
   BlockLayout layout(count, block_size);
-  std::vector<uint32_t> t(count);
+  std::vector<W> t(count);
   for (uint64_t b = 0; b < layout.num_blocks(); ++b) {
     size_t begin = layout.block_begin(b), len = layout.block_length(b);
     for (size_t i = 0; i < len; ++i) t[begin + i] = (bits(rng) & 1) ? kNegativeZero : 0;
@@ -48,7 +59,7 @@ inline std::vector<uint32_t> make_block_sparse(size_t count, size_t block_size, 
         t[begin + rng() % len] = random_nonzero();
         break;
       case 2:  // one denormal, positive or negative
-        t[begin + rng() % len] = (bits(rng) & 1) ? 0x00000001u : 0x80000001u;
+        t[begin + rng() % len] = (bits(rng) & 1) ? W(1) : W(kNegativeZero | 1);
         break;
       default:  // one word, often the block's last
         t[begin + ((bits(rng) & 1) ? len - 1 : rng() % len)] = random_nonzero();
@@ -59,17 +70,19 @@ inline std::vector<uint32_t> make_block_sparse(size_t count, size_t block_size, 
 }
 
 // The expected compaction of `range`, computed element by element.
+template <typename W = uint32_t>
 struct Compacted {
   std::vector<uint64_t> indices;
-  std::vector<uint32_t> values;
+  std::vector<W> values;
 };
 
-inline Compacted naive_compact(const std::vector<uint32_t>& t, const BlockLayout& layout, BlockRange range) {
-  Compacted c;
+template <typename W>
+Compacted<W> naive_compact(const std::vector<W>& t, const BlockLayout& layout, BlockRange range) {
+  Compacted<W> c;
   for (uint64_t b = range.begin; b < range.end; ++b) {
     size_t begin = layout.block_begin(b), len = layout.block_length(b);
     bool any = false;
-    for (size_t i = 0; i < len; ++i) any |= (t[begin + i] & 0x7fffffffu) != 0;
+    for (size_t i = 0; i < len; ++i) any |= (t[begin + i] & Bits<W>::kMagnitude) != 0;
     if (!any) continue;
     c.indices.push_back(b);
     c.values.insert(c.values.end(), t.begin() + begin, t.begin() + begin + len);
@@ -79,16 +92,17 @@ inline Compacted naive_compact(const std::vector<uint32_t>& t, const BlockLayout
 
 // A random packed list over `range` (each block listed with probability
 // `density`) with random values, as a scatter input.
-inline Compacted make_packed(const BlockLayout& layout, BlockRange range, double density, uint64_t seed) {
+template <typename W = uint32_t>
+Compacted<W> make_packed(const BlockLayout& layout, BlockRange range, double density, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::bernoulli_distribution listed(density);
-  Compacted c;
+  Compacted<W> c;
   for (uint64_t b = range.begin; b < range.end; ++b) {
     if (!listed(rng)) continue;
     c.indices.push_back(b);
     for (size_t i = 0; i < layout.block_length(b); ++i) {
-      uint32_t v;
-      do v = static_cast<uint32_t>(rng()); while (v == kPoison);
+      W v;
+      do v = static_cast<W>(rng()); while (v == Bits<W>::kPoison);
       c.values.push_back(v);
     }
   }
@@ -96,8 +110,9 @@ inline Compacted make_packed(const BlockLayout& layout, BlockRange range, double
 }
 
 // What scatter must leave in a tensor that held `before`.
-inline std::vector<uint32_t> naive_scatter(std::vector<uint32_t> before, const Compacted& packed,
-                                           const BlockLayout& layout, BlockRange range, bool zero_unlisted) {
+template <typename W>
+std::vector<W> naive_scatter(std::vector<W> before, const Compacted<W>& packed, const BlockLayout& layout,
+                             BlockRange range, bool zero_unlisted) {
   if (zero_unlisted) {
     for (size_t i = layout.block_begin(range.begin); i < layout.block_begin(range.begin) + layout.elements_in(range); ++i) {
       before[i] = 0;

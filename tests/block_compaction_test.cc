@@ -23,26 +23,26 @@ std::vector<BlockRange> ranges_of(const BlockLayout& layout) {
 
 // Output buffers one entry longer than the contract needs, all poisoned: the
 // tail must stay poisoned (no write past the result).
-void expect_compaction(const std::vector<uint32_t>& t, const BlockLayout& layout, BlockRange range) {
-  test_inputs::Compacted want = test_inputs::naive_compact(t, layout, range);
+template <typename W>
+void expect_compaction(const std::vector<W>& t, const BlockLayout& layout, BlockRange range) {
+  const W poison = test_inputs::Bits<W>::kPoison;
+  test_inputs::Compacted<W> want = test_inputs::naive_compact(t, layout, range);
   std::vector<uint64_t> indices(range.size() + 1, kPoison);
-  std::vector<uint32_t> values(compacted_values_capacity(layout, range) + 1, kPoison);
-  Result<uint64_t> n = compact_blocks(t.data(), layout, range, indices.data(), values.data());
+  std::vector<W> values(compacted_values_capacity(layout, range) + 1, poison);
+  Result<uint64_t> n = compact_blocks(t.data(), sizeof(W), layout, range, indices.data(), values.data());
   ASSERT_TRUE(n.is_ok()) << n.status().message();
   ASSERT_EQ(n.value(), want.indices.size());
   EXPECT_EQ(std::vector<uint64_t>(indices.begin(), indices.begin() + n.value()), want.indices);
-  EXPECT_EQ(std::vector<uint32_t>(values.begin(), values.begin() + want.values.size()), want.values);
+  EXPECT_EQ(std::vector<W>(values.begin(), values.begin() + want.values.size()), want.values);
   for (size_t i = n.value(); i < indices.size(); ++i) ASSERT_EQ(indices[i], kPoison) << "index " << i;
-  for (size_t i = want.values.size(); i < values.size(); ++i) ASSERT_EQ(values[i], kPoison) << "value " << i;
+  for (size_t i = want.values.size(); i < values.size(); ++i) ASSERT_EQ(values[i], poison) << "value " << i;
 }
 
-class CompactionSweep : public ::testing::TestWithParam<std::tuple<size_t, double>> {};
-
-TEST_P(CompactionSweep, MatchesNaiveReference) {
-  auto [block_size, density] = GetParam();
+template <typename W>
+void compaction_sweep(size_t block_size, double density) {
   uint64_t seed = 1;
   for (size_t count : test_inputs::interesting_counts(block_size)) {
-    std::vector<uint32_t> t = test_inputs::make_block_sparse(count, block_size, density, seed++);
+    std::vector<W> t = test_inputs::make_block_sparse<W>(count, block_size, density, seed++);
     BlockLayout layout(count, block_size);
     for (BlockRange r : ranges_of(layout)) {
       SCOPED_TRACE(test_inputs::describe(count, block_size, density, r));
@@ -51,46 +51,67 @@ TEST_P(CompactionSweep, MatchesNaiveReference) {
   }
 }
 
-TEST_P(CompactionSweep, ScatterMatchesNaiveReference) {
-  auto [block_size, density] = GetParam();
+template <typename W>
+void scatter_sweep(size_t block_size, double density) {
   uint64_t seed = 100;
   for (size_t count : test_inputs::interesting_counts(block_size)) {
     BlockLayout layout(count, block_size);
-    std::vector<uint32_t> before = test_inputs::make_block_sparse(count, block_size, 0.5, seed++);
+    std::vector<W> before = test_inputs::make_block_sparse<W>(count, block_size, 0.5, seed++);
     for (BlockRange r : ranges_of(layout)) {
       SCOPED_TRACE(test_inputs::describe(count, block_size, density, r));
-      test_inputs::Compacted packed = test_inputs::make_packed(layout, r, density, seed++);
+      test_inputs::Compacted<W> packed = test_inputs::make_packed<W>(layout, r, density, seed++);
       uint64_t n = packed.indices.size();
       ASSERT_EQ(packed.values.size(), n ? packed_elements(layout, n, packed.indices.back()) : 0);
+      auto scatter = [&](std::vector<W>& out, ScatterMode mode) {
+        return scatter_blocks(packed.indices.data(), n, packed.values.data(), sizeof(W), layout, r, out.data(), mode)
+            .is_ok();
+      };
 
       // In place, listed blocks only: everything else keeps its old value.
-      std::vector<uint32_t> out = before;
-      ASSERT_TRUE(scatter_blocks(packed.indices.data(), n, packed.values.data(), layout, r, out.data(),
-                                 ScatterMode::kListedOnly).is_ok());
+      std::vector<W> out = before;
+      ASSERT_TRUE(scatter(out, ScatterMode::kListedOnly));
       EXPECT_EQ(out, test_inputs::naive_scatter(before, packed, layout, r, false));
 
       // In place, zeroing the rest of the range.
       out = before;
-      ASSERT_TRUE(scatter_blocks(packed.indices.data(), n, packed.values.data(), layout, r, out.data(),
-                                 ScatterMode::kZeroUnlisted).is_ok());
+      ASSERT_TRUE(scatter(out, ScatterMode::kZeroUnlisted));
       EXPECT_EQ(out, test_inputs::naive_scatter(before, packed, layout, r, true));
 
       // Into a separate, poisoned output: the whole range is written, nothing else.
-      std::vector<uint32_t> poisoned(count, kPoison);
+      std::vector<W> poisoned(count, test_inputs::Bits<W>::kPoison);
       out = poisoned;
-      ASSERT_TRUE(scatter_blocks(packed.indices.data(), n, packed.values.data(), layout, r, out.data(),
-                                 ScatterMode::kZeroUnlisted).is_ok());
+      ASSERT_TRUE(scatter(out, ScatterMode::kZeroUnlisted));
       EXPECT_EQ(out, test_inputs::naive_scatter(poisoned, packed, layout, r, true));
     }
   }
 }
 
+// Block size, density, element size (4: float and int32, 2: bf16 and half).
+class CompactionSweep : public ::testing::TestWithParam<std::tuple<size_t, double, size_t>> {};
+
+TEST_P(CompactionSweep, MatchesNaiveReference) {
+  auto [block_size, density, elem_size] = GetParam();
+  if (elem_size == 2)
+    compaction_sweep<uint16_t>(block_size, density);
+  else
+    compaction_sweep<uint32_t>(block_size, density);
+}
+
+TEST_P(CompactionSweep, ScatterMatchesNaiveReference) {
+  auto [block_size, density, elem_size] = GetParam();
+  if (elem_size == 2)
+    scatter_sweep<uint16_t>(block_size, density);
+  else
+    scatter_sweep<uint32_t>(block_size, density);
+}
+
 INSTANTIATE_TEST_SUITE_P(BlockSizesAndDensities, CompactionSweep,
                          ::testing::Combine(::testing::Values(1, 7, 32, 256, 1024, 4096),
-                                            ::testing::Values(0.0, 0.01, 0.5, 1.0)),
+                                            ::testing::Values(0.0, 0.01, 0.5, 1.0), ::testing::Values(4, 2)),
                          [](const auto& info) {
                            return "B" + std::to_string(std::get<0>(info.param)) + "_D" +
-                                  std::to_string(static_cast<int>(std::get<1>(info.param) * 100));
+                                  std::to_string(static_cast<int>(std::get<1>(info.param) * 100)) + "_E" +
+                                  std::to_string(std::get<2>(info.param));
                          });
 
 TEST(BlockCompaction, NegativeZeroIsZeroButNegativeDenormalIsNot) {
@@ -103,7 +124,7 @@ TEST(BlockCompaction, NegativeZeroIsZeroButNegativeDenormalIsNot) {
   t[11] = 1;  // block 2: the int32 1 (a denormal as a float)
   std::vector<uint64_t> indices(3, kPoison);
   std::vector<uint32_t> values(12, kPoison);
-  Result<uint64_t> n = compact_blocks(t.data(), layout, {0, 3}, indices.data(), values.data());
+  Result<uint64_t> n = compact_blocks(t.data(), 4, layout, {0, 3}, indices.data(), values.data());
   ASSERT_TRUE(n.is_ok());
   ASSERT_EQ(n.value(), 2u);
   EXPECT_EQ(indices[0], 1u);
@@ -118,7 +139,7 @@ TEST(BlockCompaction, ShortLastBlockPacksOnlyItsElements) {
   std::vector<uint32_t> t = {0, 0, 0, 0, 5, 0, 0, 0, 0, 7};
   std::vector<uint64_t> indices(3, kPoison);
   std::vector<uint32_t> values(compacted_values_capacity(layout, {0, 3}) + 1, kPoison);
-  Result<uint64_t> n = compact_blocks(t.data(), layout, {0, 3}, indices.data(), values.data());
+  Result<uint64_t> n = compact_blocks(t.data(), 4, layout, {0, 3}, indices.data(), values.data());
   ASSERT_TRUE(n.is_ok());
   ASSERT_EQ(n.value(), 2u);
   EXPECT_EQ(packed_elements(layout, 2, indices[1]), 6u);
@@ -134,10 +155,10 @@ TEST(BlockCompaction, RoundTripRestoresTheTensorUpToTheSignOfZero) {
     BlockRange all{0, layout.num_blocks()};
     std::vector<uint64_t> indices(all.size());
     std::vector<uint32_t> values(compacted_values_capacity(layout, all));
-    Result<uint64_t> n = compact_blocks(t.data(), layout, all, indices.data(), values.data());
+    Result<uint64_t> n = compact_blocks(t.data(), 4, layout, all, indices.data(), values.data());
     ASSERT_TRUE(n.is_ok());
     std::vector<uint32_t> out(count, kPoison);
-    ASSERT_TRUE(scatter_blocks(indices.data(), n.value(), values.data(), layout, all, out.data(),
+    ASSERT_TRUE(scatter_blocks(indices.data(), n.value(), values.data(), 4, layout, all, out.data(),
                                ScatterMode::kZeroUnlisted).is_ok());
     // Zero blocks come back as +0.0 wherever they held -0.0; all else is exact.
     for (size_t i = 0; i < count; ++i) {
@@ -152,12 +173,12 @@ TEST(BlockCompaction, EmptyRangeWritesNothing) {
   std::vector<uint32_t> t(100, 1);
   uint64_t index = kPoison;
   uint32_t value = kPoison;
-  Result<uint64_t> n = compact_blocks(t.data(), layout, {5, 5}, &index, &value);
+  Result<uint64_t> n = compact_blocks(t.data(), 4, layout, {5, 5}, &index, &value);
   ASSERT_TRUE(n.is_ok());
   EXPECT_EQ(n.value(), 0u);
   EXPECT_EQ(index, kPoison);
   EXPECT_EQ(value, kPoison);
-  EXPECT_TRUE(compact_blocks(nullptr, BlockLayout(0, 8), {0, 0}, &index, &value).is_ok());
+  EXPECT_TRUE(compact_blocks(nullptr, 4, BlockLayout(0, 8), {0, 0}, &index, &value).is_ok());
 }
 
 TEST(BlockCompaction, RejectsBadRangesAndIndexLists) {
@@ -165,13 +186,13 @@ TEST(BlockCompaction, RejectsBadRangesAndIndexLists) {
   std::vector<uint32_t> t(100, 1), out(100);
   std::vector<uint64_t> indices(13);
   std::vector<uint32_t> values(100);
-  EXPECT_EQ(compact_blocks(t.data(), layout, {0, 14}, indices.data(), values.data()).status().code(), Code::kUsage);
-  EXPECT_EQ(compact_blocks(t.data(), layout, {5, 4}, indices.data(), values.data()).status().code(), Code::kUsage);
-  EXPECT_EQ(compact_blocks(t.data(), BlockLayout(100, 0), {0, 0}, indices.data(), values.data()).status().code(),
+  EXPECT_EQ(compact_blocks(t.data(), 4, layout, {0, 14}, indices.data(), values.data()).status().code(), Code::kUsage);
+  EXPECT_EQ(compact_blocks(t.data(), 4, layout, {5, 4}, indices.data(), values.data()).status().code(), Code::kUsage);
+  EXPECT_EQ(compact_blocks(t.data(), 4, BlockLayout(100, 0), {0, 0}, indices.data(), values.data()).status().code(),
             Code::kUsage);
 
   auto scatter = [&](std::vector<uint64_t> list, BlockRange r) {
-    return scatter_blocks(list.data(), list.size(), values.data(), layout, r, out.data(), ScatterMode::kZeroUnlisted)
+    return scatter_blocks(list.data(), list.size(), values.data(), 4, layout, r, out.data(), ScatterMode::kZeroUnlisted)
         .code();
   };
   EXPECT_EQ(scatter({1, 3, 12}, {0, 13}), Code::kOk);
@@ -180,6 +201,20 @@ TEST(BlockCompaction, RejectsBadRangesAndIndexLists) {
   EXPECT_EQ(scatter({2, 13}, {0, 13}), Code::kUsage);  // past the tensor
   EXPECT_EQ(scatter({2, 9}, {3, 9}), Code::kUsage);    // outside the range
   EXPECT_EQ(scatter({1}, {0, 14}), Code::kUsage);      // range past the tensor
+  EXPECT_EQ(compact_blocks(t.data(), 3, layout, {0, 13}, indices.data(), values.data()).status().code(),
+            Code::kUsage);  // no 3-byte elements
+}
+
+TEST(BlockCompaction, SixteenBitNegativeZeroIsZero) {
+  BlockLayout layout(8, 4);
+  const std::vector<uint16_t> t = {0x8000, 0, 0x8000, 0, 0, 0x8001, 0, 0};  // block 1 holds a negative denormal
+  std::vector<uint64_t> indices(2, kPoison);
+  std::vector<uint16_t> values(8, 0x7bad);
+  Result<uint64_t> n = compact_blocks(t.data(), 2, layout, {0, 2}, indices.data(), values.data());
+  ASSERT_TRUE(n.is_ok());
+  ASSERT_EQ(n.value(), 1u);
+  EXPECT_EQ(indices[0], 1u);
+  EXPECT_EQ(std::vector<uint16_t>(values.begin(), values.begin() + 5), (std::vector<uint16_t>{0, 0x8001, 0, 0, 0x7bad}));
 }
 
 }  // namespace

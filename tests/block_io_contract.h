@@ -54,7 +54,7 @@ inline std::vector<StagedShard> expected_staging(const std::vector<uint32_t>& te
     if (dense) {
       for (uint64_t b = range.begin; b < range.end; ++b) shard.indices.push_back(b);
     } else {
-      find_nonzero_blocks(tensor.data(), layout, range, shard.indices);
+      find_nonzero_blocks(tensor.data(), 4, layout, range, shard.indices);
     }
     for (uint64_t b : shard.indices) {
       const auto* p = reinterpret_cast<const uint8_t*>(tensor.data() + layout.block_begin(b));

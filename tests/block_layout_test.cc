@@ -45,15 +45,27 @@ TEST(BlockScan, FindsNonZeroBlocksAndTreatsNegativeZeroAsZero) {
   t[300] = -0.0f;    // block 1: negative zero is zero
   t[999] = -2.0f;    // block 3 (short)
   t[600] = 1e-38f;   // block 2: a denormal is non-zero
-  auto blocks = nonzero_blocks(t.data(), BlockLayout(t.size(), 256));
+  auto blocks = nonzero_blocks(t.data(), sizeof(float), BlockLayout(t.size(), 256));
   EXPECT_EQ(blocks, (std::vector<uint64_t>{0, 2, 3}));
 }
 
 TEST(BlockScan, LongBlocksUseTheWideLoop) {
   std::vector<float> t(4096 * 3, 0.0f);
   t[4096 + 4000] = 3.0f;
-  auto blocks = nonzero_blocks(t.data(), BlockLayout(t.size(), 4096));
+  auto blocks = nonzero_blocks(t.data(), sizeof(float), BlockLayout(t.size(), 4096));
   EXPECT_EQ(blocks, (std::vector<uint64_t>{1}));
+}
+
+TEST(BlockScan, SixteenBitElementsMaskTheirOwnSignBit) {
+  std::vector<uint16_t> t(1000, 0);
+  t[5] = 0x3c00;    // block 0: 1.0 in half
+  t[300] = 0x8000;  // block 1: negative zero is zero
+  t[999] = 0x0001;  // block 3 (short): a denormal is non-zero
+  auto blocks = nonzero_blocks(t.data(), 2, BlockLayout(t.size(), 256));
+  EXPECT_EQ(blocks, (std::vector<uint64_t>{0, 3}));
+  // Read as 4-byte words, 0x8000 in the low half of a word would count.
+  EXPECT_TRUE(block_is_nonzero(reinterpret_cast<const uint32_t*>(t.data() + 300), 1));
+  EXPECT_FALSE(block_is_nonzero(t.data() + 300, 2));
 }
 
 }  // namespace

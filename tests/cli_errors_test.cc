@@ -37,7 +37,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"size_garbage", {"-b", "12Q"}, "K, M or G suffix"},
                       BadArgs{"too_big_for_memory", {"-b", "64G", "-e", "64G"}, "lower -e/--maxbytes"},
                       BadArgs{"unknown_algorithm", {"--algo", "omni,nope"}, "unknown algorithm 'nope'"},
-                      BadArgs{"unknown_datatype", {"-d", "half"}, "not supported"},
+                      BadArgs{"unknown_datatype", {"-d", "float64"}, "not supported"},
                       BadArgs{"min_above_max", {"-b", "4M", "-e", "1M"}, "larger than"},
                       BadArgs{"bad_overlap", {"--overlap", "sometimes"}, "--overlap"},
                       BadArgs{"disjoint_too_dense", {"--overlap", "none", "--density", "0.5", "--nodes", "4", "-b", "4K", "-e", "4K"}, "needs more blocks"},

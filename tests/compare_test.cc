@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/collective.h"
 #include "tests/cli_runner.h"
+#include "tools/compare/metric_samples.h"
 #include "tools/report/result_record.h"
 
 namespace omnib {
@@ -24,6 +26,8 @@ ResultRecord make_record(const std::string& algo, std::vector<double> run_median
                          uint64_t size = 4u << 20, int nodes = 4) {
   ResultRecord r;
   r.algo = algo;
+  const CollectiveInfo* info = CollectiveRegistry::instance().find(algo);
+  r.dense = info && !info->exploits_sparsity;
   r.config.size_bytes = size;
   r.config.density = 0.01;
   r.config.nodes = nodes;
@@ -422,7 +426,10 @@ TEST(Compare, JsonOutputHoldsTheVerdicts) {
   EXPECT_EQ(doc["rules"]["subject"], "omni");
   bool saw_speedup = false, saw_bytes = false;
   for (const auto& c : doc["comparisons"]) {
-    if (c["metric"] == "speedup") {
+    if (c["metric"] == "speedup" && c["against"] == "best dense") {
+      EXPECT_EQ(c["verdict"], "REGRESSION");  // ps is the only dense algorithm: the same ratio
+      EXPECT_NEAR(c["change"].get<double>(), -0.5, 1e-9);
+    } else if (c["metric"] == "speedup") {
       saw_speedup = true;
       EXPECT_EQ(c["verdict"], "REGRESSION");
       EXPECT_EQ(c["against"], "ps");
@@ -444,6 +451,56 @@ TEST(Compare, JsonOutputHoldsTheVerdicts) {
   r = compare(make_document({standard_group()}), make_document({standard_group()}), {"--json", out, "--force"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(read_json(out)["verdict"], "PASS");
+}
+
+// The headline rule: omni's speedup over the fastest dense algorithm of each
+// run. Against ps alone nothing changed; against ring, now much faster, omni
+// lost 60% of its lead.
+TEST(Compare, SpeedupOverTheBestDenseIsJudged) {
+  const std::vector<ResultRecord> base = {make_record("omni", 100, 84000), make_record("ps", 1000, 4u << 20),
+                                          make_record("ring", 500, 4u << 20)};
+  const std::vector<ResultRecord> cur = {make_record("omni", 100, 84000), make_record("ps", 1000, 4u << 20),
+                                         make_record("ring", 200, 4u << 20)};
+  const std::string out = temp_path("best-dense.json");
+  auto r = compare(make_document({base}), make_document({cur}), {"--metric", "speedup", "--json", out});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("speedup vs best dense"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fastest dense per run: baseline ring x1; now ring x1"), std::string::npos) << r.out;
+  bool saw = false;
+  const json verdicts = read_json(out);
+  for (const auto& c : verdicts["comparisons"]) {
+    if (c["against"] == "ps") {
+      EXPECT_EQ(c["verdict"], "PASS");
+    }
+    if (c["against"] != "best dense") continue;
+    saw = true;
+    EXPECT_EQ(c["verdict"], "REGRESSION");
+    EXPECT_NEAR(c["baseline"].get<double>(), 5.0, 1e-9);
+    EXPECT_NEAR(c["current"].get<double>(), 2.0, 1e-9);
+  }
+  EXPECT_TRUE(saw) << r.out;
+  // A sparse algorithm is never the best dense: allgather, faster than
+  // everything, leaves the headline of identical files at 2x, a pass.
+  auto with_sparse = cur;
+  with_sparse.push_back(make_record("allgather", 50, 84000));
+  r = compare(make_document({with_sparse}), make_document({with_sparse}), {"--metric", "speedup"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("speedup vs best dense            2.000x"), std::string::npos) << r.out;
+}
+
+// Run by run, the fastest dense algorithm may change: each run's omni time
+// is divided into that run's fastest dense time, not into the fastest median.
+TEST(BestDenseSamples, TakeTheFastestDenseOfEachRun) {
+  const ResultRecord omni = make_record("omni", std::vector<double>{100, 100, 100}, 84000);
+  const ResultRecord ring = make_record("ring", std::vector<double>{500, 150, 400}, 4u << 20);
+  const ResultRecord ps = make_record("ps", std::vector<double>{140, 1000, 300}, 4u << 20);
+  std::vector<std::string> fastest;
+  auto s = best_dense_speedup_samples({&omni}, {{"ring", {&ring}}, {"ps", {&ps}}}, &fastest);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->samples, (std::vector<double>{1.4, 1.5, 3.0}));
+  EXPECT_EQ(fastest, (std::vector<std::string>{"ps", "ring", "ps"}));
+  EXPECT_DOUBLE_EQ(s->point, 1.5);
+  EXPECT_FALSE(best_dense_speedup_samples({&omni}, {}, &fastest).has_value());
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
   for (bool in_place : {false, true}) {
     // In place, the listed blocks cover the input's non-zero ones, as in the engine.
     std::vector<uint64_t> listed =
-        nonzero_blocks(in_place ? input.data() : make_block_sparse(count, block_size, density, 9).data(), layout);
+        nonzero_blocks(in_place ? input.data() : make_block_sparse(count, block_size, density, 9).data(), 4, layout);
     DeviceTensor in = to_device(input);
     DeviceTensor out = to_device(std::vector<uint32_t>(count, kPoison));
     const TensorView& target = in_place ? in.view : out.view;

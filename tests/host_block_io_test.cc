@@ -35,7 +35,7 @@ TEST_P(HostBlockIoTest, ReceiveWritesListedBlocksAndZeroesTheRestOutOfPlace) {
   std::vector<uint32_t> result = make_block_sparse(count, block_size, 1.0, 8);
   const BlockLayout layout(count, block_size);
   // The listed blocks: a random subset, as a shard's reduced stream would be.
-  std::vector<uint64_t> listed = nonzero_blocks(make_block_sparse(count, block_size, density, 9).data(), layout);
+  std::vector<uint64_t> listed = nonzero_blocks(make_block_sparse(count, block_size, density, 9).data(), 4, layout);
   for (size_t per_batch : {size_t{1}, size_t{4}, size_t{100000}}) {
     std::vector<uint32_t> out(count, kPoison);
     HostBlockIo io(shards);
@@ -55,7 +55,7 @@ TEST_P(HostBlockIoTest, ReceiveInPlaceLeavesUnlistedBlocksAlone) {
   const std::vector<uint32_t> original = in;
   std::vector<uint32_t> result = make_block_sparse(count, block_size, 1.0, 12);
   const BlockLayout layout(count, block_size);
-  std::vector<uint64_t> listed = nonzero_blocks(in.data(), layout);
+  std::vector<uint64_t> listed = nonzero_blocks(in.data(), 4, layout);
   HostBlockIo io(shards);
   ASSERT_TRUE(io.begin(host_view(in), host_view(in), layout).is_ok());
   for (int s = 0; s < shards; ++s) {

@@ -32,10 +32,9 @@ void expect_same_view(const VectorView& got, const VectorView& want) {
   ASSERT_EQ(got.end, want.end);
   ASSERT_EQ(got.dense, want.dense);
   ASSERT_EQ(got.items(), want.items());
-  for (size_t i = 0; i < got.items(); ++i) {
-    ASSERT_EQ(got.values[i], want.values[i]) << i;
-    if (!got.dense) ASSERT_EQ(got.indices[i], want.indices[i]) << i;
-  }
+  ASSERT_EQ(got.elem_size, want.elem_size);
+  for (size_t i = 0; i < got.items() * got.elem_size; ++i) ASSERT_EQ(got.values[i], want.values[i]) << i;
+  for (size_t i = 0; !got.dense && i < got.items(); ++i) ASSERT_EQ(got.indices[i], want.indices[i]) << i;
 }
 
 class LocalNonzerosDensity : public ::testing::TestWithParam<double> {};
@@ -46,8 +45,8 @@ TEST_P(LocalNonzerosDensity, CountsAndPartsMatchAFreshPass) {
   const auto coarse = cells_of(kCount, 1024);
   std::vector<uint32_t> got(coarse.size()), want(coarse.size());
   LocalNonzeros nz;
-  nz.scan(t.data(), kCount, coarse, got.data());
-  count_nonzeros(t.data(), coarse, want.data());
+  nz.scan(t.data(), kCount, 4, coarse, got.data());
+  count_nonzeros(t.data(), 4, coarse, want.data());
   EXPECT_EQ(got, want);
   // Inputs where pairs are smaller (density below 1/2) keep them.
   EXPECT_EQ(nz.kept_pairs(), GetParam() < 0.5) << GetParam();
@@ -62,13 +61,13 @@ TEST_P(LocalNonzerosDensity, CountsAndPartsMatchAFreshPass) {
     }
   std::vector<uint32_t> fine_got(fine.size()), fine_want(fine.size());
   nz.count(fine, fine_got.data());
-  count_nonzeros(t.data(), fine, fine_want.data());
+  count_nonzeros(t.data(), 4, fine, fine_want.data());
   EXPECT_EQ(fine_got, fine_want);
 
   // Regions, including empty ones and one dense enough to go dense.
   for (Slice region : {Slice{0, kCount / 3}, Slice{kCount / 3, 0}, Slice{kCount / 3, kCount - kCount / 3}, Slice{5, 1}}) {
     SparseVector a, b;
-    expect_same_view(nz.smaller(region, 4, a), extract_smaller(t.data(), region.begin, region.end(), 4, b));
+    expect_same_view(nz.smaller(region, a), extract_smaller(t.data(), region.begin, region.end(), 4, b));
   }
 }
 
@@ -83,11 +82,11 @@ TEST(LocalNonzeros, DenseHeadSparseTail) {
   const auto cells = cells_of(kCount, 1024);
   std::vector<uint32_t> counts(cells.size());
   LocalNonzeros nz;
-  nz.scan(t.data(), kCount, cells, counts.data());
+  nz.scan(t.data(), kCount, 4, cells, counts.data());
   EXPECT_FALSE(nz.kept_pairs());
   SparseVector a, b;
   const Slice tail{kCount / 2, kCount / 2};
-  const VectorView v = nz.smaller(tail, 4, a);
+  const VectorView v = nz.smaller(tail, a);
   EXPECT_FALSE(v.dense);
   expect_same_view(v, extract_smaller(t.data(), tail.begin, tail.end(), 4, b));
 }

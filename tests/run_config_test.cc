@@ -42,6 +42,34 @@ TEST(RunConfig, KeyRoundTripsThroughJson) {
   EXPECT_TRUE(defaulted.empty());
 }
 
+// The 16-bit types: named "bf16" and "half" in the key and the label, 2-byte
+// elements, and planned again from their arguments.
+TEST(RunConfig, SixteenBitTypesRoundTrip) {
+  for (DType t : {DType::kBFloat16, DType::kFloat16}) {
+    RunConfig c;
+    c.size_bytes = 4 << 20;
+    c.dtype = t;
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    EXPECT_EQ(c.count(), 2u << 20);
+    EXPECT_EQ(c.key()["dtype"], std::string(dtype_name(t)));
+    EXPECT_NE(c.label().find(std::string("4M ") + std::string(dtype_name(t))), std::string::npos) << c.label();
+    auto back = run_config_from_json(c.key(), 2, nullptr);
+    ASSERT_TRUE(back.is_ok()) << back.status().message();
+    EXPECT_EQ(back.value().dtype, t);
+    CLI::App app;
+    AllreduceOptions o;
+    bind_allreduce_options(app, o);
+    const auto args = c.allreduce_args();
+    ASSERT_NO_THROW(app.parse(std::vector<std::string>(args.rbegin(), args.rend())));
+    auto plan = plan_allreduce(o, 1, std::nullopt);
+    ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+    EXPECT_EQ(plan.value().config(0).key_text(), c.key_text());
+  }
+  EXPECT_EQ(parse_dtype("bfloat16"), DType::kBFloat16);
+  EXPECT_EQ(parse_dtype("fp16"), DType::kFloat16);
+  EXPECT_FALSE(parse_dtype("fp8").has_value());
+}
+
 TEST(RunConfig, EveryIdentityFieldTellsConfigurationsApart) {
   const RunConfig base = emulated();
   for (const auto& field : identity_fields()) {

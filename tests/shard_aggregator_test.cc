@@ -5,13 +5,23 @@
 #include <cstring>
 #include <map>
 
+#include "engine/float16.h"
+
 namespace omnib {
 namespace {
 
-// Builds a received frame holding `blocks` (index -> fill value) of a
-// block_size-4 float tensor, announcing `next`.
+// The bytes of v as an element of `dtype` (float, bf16 or half).
+std::vector<uint8_t> element_bytes(float v, DType dtype) {
+  std::vector<uint8_t> out(dtype_size(dtype));
+  const uint16_t narrow = dtype == DType::kBFloat16 ? float_to_bf16(v) : float_to_half(v);
+  std::memcpy(out.data(), dtype == DType::kFloat32 ? static_cast<const void*>(&v) : &narrow, out.size());
+  return out;
+}
+
+// Builds a received frame holding `blocks` (index -> fill value) of a tensor
+// of `dtype` elements, announcing `next`.
 Frame make_batch(const std::map<uint64_t, float>& blocks, uint64_t next, const BlockLayout& layout,
-                 BatchView& view) {
+                 BatchView& view, DType dtype = DType::kFloat32) {
   Frame f;
   BatchHeader h{static_cast<uint32_t>(blocks.size()), 0, next};
   f.payload.resize(sizeof(h));
@@ -21,12 +31,10 @@ Frame make_batch(const std::map<uint64_t, float>& blocks, uint64_t next, const B
     f.payload.insert(f.payload.end(), p, p + 8);
   }
   for (const auto& [idx, v] : blocks) {
-    for (size_t i = 0; i < layout.block_length(idx); ++i) {
-      auto* p = reinterpret_cast<const uint8_t*>(&v);
-      f.payload.insert(f.payload.end(), p, p + 4);
-    }
+    const std::vector<uint8_t> e = element_bytes(v, dtype);
+    for (size_t i = 0; i < layout.block_length(idx); ++i) f.payload.insert(f.payload.end(), e.begin(), e.end());
   }
-  EXPECT_TRUE(decode_batch(f.payload, layout, 4, {0, layout.num_blocks()}, view).is_ok());
+  EXPECT_TRUE(decode_batch(f.payload, layout, dtype_size(dtype), {0, layout.num_blocks()}, view).is_ok());
   return f;
 }
 
@@ -171,6 +179,35 @@ TEST_F(ShardAggregatorTest, ResetStartsACleanCollective) {
   int waiting = -1;
   EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_TRUE(out.indices.empty());
+}
+
+// 16-bit blocks are summed in fp32 and rounded once. In bf16 (8 significant
+// bits) 256 + 1 rounds back to 256 (a tie, to even), so summing pairwise in
+// bf16 gives 256 + 1 + 1 = 256; the exact 258 is a bf16 number. Half (11
+// bits) has the same at 2048 + 1 + 1.
+TEST(ShardAggregator16Bit, SumsInFp32AndRoundsOnce) {
+  for (auto [dtype, big] : {std::pair{DType::kBFloat16, 256.0f}, std::pair{DType::kFloat16, 2048.0f}}) {
+    SCOPED_TRACE(std::string(dtype_name(dtype)));
+    const BlockLayout layout(8, 4);
+    ShardAggregator agg(3, dtype);
+    agg.reset(layout, {0, 2});
+    int w = 0;
+    for (float v : {big, 1.0f, 1.0f}) {
+      BatchView view;
+      // Block 0 on every worker; block 1 on worker 0 only (copied as it is).
+      Frame f = make_batch(w == 0 ? std::map<uint64_t, float>{{0, v}, {1, 3.0f}} : std::map<uint64_t, float>{{0, v}},
+                           kEndOfStream, layout, view, dtype);
+      ASSERT_TRUE(agg.push(w++, std::move(f), std::move(view)).is_ok());
+    }
+    ResultBatch out;
+    int waiting = -1;
+    ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+    ASSERT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
+    ASSERT_EQ(out.values.size(), 16u);
+    EXPECT_EQ(std::vector<uint8_t>(out.values.data(), out.values.data() + 2), element_bytes(big + 2, dtype));
+    EXPECT_EQ(std::vector<uint8_t>(out.values.data() + 6, out.values.data() + 8), element_bytes(big + 2, dtype));
+    EXPECT_EQ(std::vector<uint8_t>(out.values.data() + 8, out.values.data() + 10), element_bytes(3.0f, dtype));
+  }
 }
 
 }  // namespace

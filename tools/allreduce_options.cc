@@ -1,6 +1,26 @@
 #include "tools/allreduce_options.h"
 
+#include "engine/build_features.h"
+
 namespace omnib {
+
+std::vector<std::string> default_algos(DeviceKind device) {
+  if (device == DeviceKind::kCuda) {
+    std::vector<std::string> algos{"omni", "ps"};
+    if (OMNIB_WITH_NCCL) algos.push_back("nccl");
+    return algos;
+  }
+  std::vector<std::string> algos{"omni", "ps", "ring"};
+  if (OMNIB_WITH_GLOO) algos.push_back("gloo-ring-chunked");
+  algos.push_back("allgather");
+  return algos;
+}
+
+std::string default_algos_text(DeviceKind device) {
+  std::string out;
+  for (const auto& a : default_algos(device)) out += (out.empty() ? "" : ",") + a;
+  return out;
+}
 
 void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   auto* min_bytes = cmd.add_option("-b,--minbytes", o.min_bytes_text, "smallest tensor size in bytes (K/M/G suffixes)")
@@ -16,7 +36,8 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
       ->capture_default_str();
   cmd.add_option("-c,--check", o.check, "check every call's result against the reference sum (0 or 1)")
       ->capture_default_str();
-  cmd.add_option("-d,--datatype", o.dtype_text, "element type: float or int32")->capture_default_str();
+  cmd.add_option("-d,--datatype", o.dtype_text,
+                 "element type: float, int32, bf16 or half (16-bit types: at most 32 (bf16) or 256 (half) nodes)")->capture_default_str();
   cmd.add_option("-T,--timeout", o.timeout_s, "seconds any single network wait may take before the run fails")
       ->capture_default_str();
   cmd.add_option("-J,--json", o.json_path, "write results as JSON to this file (docs/json-schema.md)");
@@ -36,7 +57,9 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
                     ->capture_default_str();
   cmd.add_option("--aggregators", o.aggregators, "dedicated aggregator processes (0: one shard per worker)")
       ->capture_default_str();
-  cmd.add_option("--algo", o.algo_text, "comma list of algorithms")->capture_default_str();
+  cmd.add_option("--algo", o.algo_text,
+                 "comma list of algorithms (default, in this build: " + default_algos_text(DeviceKind::kCpu) +
+                     " with --device cpu; " + default_algos_text(DeviceKind::kCuda) + " with --device cuda)");
   cmd.add_option("--device", o.device_text, "where tensors live: cpu or cuda")->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);

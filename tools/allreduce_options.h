@@ -10,16 +10,22 @@
 #include <CLI/CLI.hpp>
 
 #include "engine/block_layout.h"
+#include "engine/tensor.h"
 #include "tools/config/comma_list.h"
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"
 
 namespace omnib {
 
-// The algorithms measured when --algo is not given: the engine, the dense
-// baselines on our transport (ring, and ps: the engine with sparsity off)
-// and a sparse baseline.
-inline constexpr const char* kDefaultAlgos = "omni,ring,ps,allgather";
+// The algorithms measured when --algo is not given: the engine, the
+// strongest dense baselines this build has for the tensors' device, and a
+// sparse baseline, so that `vs best dense` compares with what a user would
+// otherwise run. --device cpu: omni, ps, ring, gloo-ring-chunked (when the
+// build has Gloo), allgather. --device cuda: omni, ps, nccl (when the build
+// has NCCL); the host-only baselines would only be skipped there. The run
+// prints and records the list it used (docs/algorithms.md, "Default set").
+std::vector<std::string> default_algos(DeviceKind device);
+std::string default_algos_text(DeviceKind device);  // comma list
 
 struct AllreduceOptions {
   // nccl-tests conventions.
@@ -46,7 +52,7 @@ struct AllreduceOptions {
   uint64_t seed = 1;
   int nodes = 4;
   int aggregators = 0;
-  std::string algo_text = kDefaultAlgos;
+  std::string algo_text;  // empty: default_algos() of the device
   std::string device_text = "cpu";
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay

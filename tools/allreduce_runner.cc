@@ -359,6 +359,7 @@ class RankRun {
       const AlgoSlot& s = slots_[a];
       ResultRecord r;
       r.algo = s.info->name;
+      r.dense = !s.info->exploits_sparsity;
       r.config = config;
       r.inputs = stats;
       const WireCost model = s.info->analytic_cost(cost);

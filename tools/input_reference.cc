@@ -17,23 +17,32 @@ PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, siz
   std::vector<uint8_t> in_union(nb, 0);
   uint64_t union_elements = 0;
   std::memset(reference.data, 0, reference.bytes());
+  // 16-bit floats are summed in fp32 and rounded once, like the engine's
+  // aggregator; within the rank limit (docs/workloads.md) every partial sum
+  // is exact, so algorithms that round every step agree bit for bit.
+  const bool wide = is_16bit_float(reference.dtype);
+  std::vector<float> wide_sum(wide ? reference.count : 0, 0.0f);
   double mean_block = 0;
-  const auto* bits = static_cast<const uint32_t*>(scratch.data);
+  const size_t esize = dtype_size(scratch.dtype);
+  const auto* elements = static_cast<const uint8_t*>(scratch.data);
   std::vector<uint8_t> union_mask(mine.count, 0);
   for (int r = 0; r < nodes; ++r) {
     workload.fill(r, scratch);
     if (r == rank) std::memcpy(mine.data, scratch.data, mine.bytes());
-    add_into(reference.dtype, reference.data, scratch.data, reference.count);
+    if (wide)
+      add_widened(reference.dtype, wide_sum.data(), scratch.data, reference.count);
+    else
+      add_into(reference.dtype, reference.data, scratch.data, reference.count);
     uint64_t nonzero_elements = 0;
     uint64_t nonzero_blocks = 0;
     for (uint64_t b = 0; b < nb; ++b) {
       const size_t begin = layout.block_begin(b);
       const size_t len = layout.block_length(b);
-      if (!block_is_nonzero(bits + begin, len)) continue;
+      if (!block_is_nonzero(elements + begin * esize, len, esize)) continue;
       ++nonzero_blocks;
       in_union[b] = 1;
       for (size_t i = begin; i < begin + len; ++i) {
-        if (bits[i] & 0x7fffffffu) {
+        if (block_is_nonzero(elements + i * esize, 1, esize)) {
           ++nonzero_elements;
           union_mask[i] = 1;
         }
@@ -45,6 +54,7 @@ PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, siz
     p.stats.block_density = std::max(p.stats.block_density, bd);
     mean_block += bd / nodes;
   }
+  if (wide) narrow_from(reference.dtype, reference.data, wide_sum.data(), reference.count);
   for (uint8_t m : union_mask) union_elements += m;
   uint64_t union_blocks = 0;
   for (uint8_t u : in_union) union_blocks += u;

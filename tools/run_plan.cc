@@ -42,7 +42,8 @@ Status check_counts(const AllreduceOptions& o) {
   return Status::ok();
 }
 
-Result<std::vector<std::string>> check_algos(const AllreduceOptions& o) {
+Result<std::vector<std::string>> check_algos(const AllreduceOptions& o, DeviceKind device) {
+  if (o.algo_text.empty()) return default_algos(device);
   std::vector<std::string> algos = split_list(o.algo_text);
   if (algos.empty()) return usage_error("--algo is empty: name at least one algorithm");
   std::set<std::string> seen;
@@ -84,10 +85,26 @@ Status apply_workload(const AllreduceOptions& o, int known_nodes, RunPlan& plan)
   return Status::ok();
 }
 
+// The harness's values keep 16-bit sums exact only on so many ranks; beyond,
+// correct algorithms could round differently and the check would fail them.
+Status check_exact_sums(DType dtype, int nodes) {
+  const int limit = max_exact_ranks(dtype);
+  if (nodes <= limit) return Status::ok();
+  const std::string wider = dtype == DType::kBFloat16
+                                ? "-d half (up to " + std::to_string(max_exact_ranks(DType::kFloat16)) + ") or -d float"
+                                : "-d float";
+  return usage_error("-d " + std::string(dtype_name(dtype)) +
+                     " keeps the sums of the generated values exact on at most " + std::to_string(limit) +
+                     " ranks, and --nodes is " + std::to_string(nodes) + " (docs/workloads.md, \"Exact sums\"): use --nodes " +
+                     std::to_string(limit) + " or fewer, or " + wider);
+}
+
 Status check_memory(const RunPlan& plan, int local_ranks) {
   // Each local rank holds input, output and reference copies of the largest
-  // size plus one scratch tensor; refuse what cannot fit rather than swap.
-  const long double need = static_cast<long double>(plan.sizes.back()) * 4.0L * local_ranks;
+  // size plus one scratch tensor (and, for 16-bit types, the reference's
+  // fp32 sum: two more tensors' worth); refuse what cannot fit rather than swap.
+  const long double copies = is_16bit_float(plan.base.dtype) ? 6.0L : 4.0L;
+  const long double need = static_cast<long double>(plan.sizes.back()) * copies * local_ranks;
   const uint64_t avail = available_memory_bytes();
   if (avail > 0 && need > static_cast<long double>(avail))
     return usage_error("the largest size, " + format_size(plan.sizes.back()) + " bytes, on " +
@@ -110,6 +127,7 @@ nlohmann::json RunPlan::describe() const {
   j.erase("size_bytes");
   j["sizes"] = sizes;
   j["algos"] = algos;
+  j["algos_default"] = default_algos;
   j["iters"] = iters;
   j["warmup"] = warmup;
   j["repeat"] = repeat;
@@ -132,7 +150,8 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
 
   RunConfig& c = plan.base;
   auto dt = parse_dtype(o.dtype_text);
-  if (!dt) return usage_error("-d/--datatype '" + o.dtype_text + "' is not supported: use float or int32");
+  if (!dt)
+    return usage_error("-d/--datatype '" + o.dtype_text + "' is not supported: use " + std::string(dtype_choices()));
   c.dtype = *dt;
   c.density = o.density;  // make_workload() checks its range, below
   if (o.block_size == 0)
@@ -155,14 +174,16 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
                          std::to_string(o.nodes + o.aggregators) + ": make them agree");
     c.nodes = nodes;
   }
+  OMNIB_RETURN_IF_ERROR(check_exact_sums(c.dtype, c.nodes));
   if (o.device_text == "cpu" || o.device_text == "cuda")
     c.device = o.device_text == "cpu" ? DeviceKind::kCpu : DeviceKind::kCuda;
   else
     return usage_error("--device '" + o.device_text + "' is not known: use cpu or cuda");
 
-  auto algos = check_algos(o);
+  auto algos = check_algos(o, c.device);
   if (!algos.is_ok()) return algos.status();
   plan.algos = algos.take();
+  plan.default_algos = o.algo_text.empty();
   OMNIB_RETURN_IF_ERROR(validate_threshold_options(plan.thresholds, plan.algos));
   NetOptions net = o.net;
   OMNIB_RETURN_IF_ERROR(validate_net_options(net, c.nodes + c.aggregators));

@@ -26,6 +26,7 @@ struct RunPlan {
   RunConfig base;               // every identity field but size_bytes
   std::vector<uint64_t> sizes;  // bytes per rank, whole elements, increasing
   std::vector<std::string> algos;
+  bool default_algos = false;  // no --algo: default_algos() of the device
   int iters = 20;
   int warmup = 5;
   int repeat = 1;

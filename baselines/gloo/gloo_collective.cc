@@ -11,6 +11,9 @@ namespace omnib {
 std::optional<std::string> gloo_unavailable_reason(const CollectiveSetup& setup) {
   if (setup.device == DeviceKind::kCuda)
     return "the Gloo baselines reduce host memory (this Gloo has no CUDA support): run them with --device cpu";
+  if (setup.dtype == DType::kBFloat16)
+    return "Gloo has no bfloat16 type (gloo/types.h defines float16 only): run the Gloo baselines with -d half or "
+           "float";
   return std::nullopt;
 }
 
@@ -60,7 +63,7 @@ Status GlooCollective::bind(const TensorView& out) {
   });
   if (!s.is_ok()) return s;
   if (!algorithm_)
-    return usage_error("Gloo cannot reduce " + std::string(dtype_name(out.dtype)) + " here: use -d float or int32");
+    return usage_error("Gloo cannot reduce " + std::string(dtype_name(out.dtype)) + ": use -d float, int32 or half");
   bound_data_ = out.data;
   bound_count_ = out.count;
   bound_dtype_ = out.dtype;

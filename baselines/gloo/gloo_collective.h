@@ -13,6 +13,7 @@
 
 #include <gloo/algorithm.h>
 #include <gloo/context.h>
+#include <gloo/types.h>
 
 #include "baselines/gloo/gloo_catalog.h"
 #include "baselines/gloo/gloo_cost_model.h"
@@ -63,7 +64,8 @@ class GlooCollective final : public Collective {
   bool copied_in_ = false;  // the last call was out of place
 };
 
-// Gloo runs on host memory only (the packaged Gloo has no CUDA).
+// Gloo runs on host memory only (the packaged Gloo has no CUDA), and has no
+// bfloat16 type (gloo/types.h defines float16 only).
 std::optional<std::string> gloo_unavailable_reason(const CollectiveSetup& setup);
 
 // The CollectiveInfo of one Gloo algorithm class template (AllreduceRing, ...).
@@ -77,6 +79,12 @@ CollectiveInfo gloo_collective_info(GlooAlgorithm which) {
       case DType::kInt32:
         return std::make_unique<GlooAllreduce<int32_t>>(context, std::vector<int32_t*>{static_cast<int32_t*>(data)},
                                                         count);
+      case DType::kFloat16:
+        // gloo::float16 sums each pair in fp32 and rounds back (gloo/math.h).
+        return std::make_unique<GlooAllreduce<gloo::float16>>(
+            context, std::vector<gloo::float16*>{static_cast<gloo::float16*>(data)}, count);
+      case DType::kBFloat16:
+        return nullptr;  // gloo_unavailable_reason keeps it from getting here
     }
     return nullptr;
   };

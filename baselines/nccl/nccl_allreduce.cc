@@ -28,6 +28,8 @@ std::optional<ncclDataType_t> nccl_type(DType t) {
   switch (t) {
     case DType::kFloat32: return ncclFloat32;
     case DType::kInt32: return ncclInt32;
+    case DType::kBFloat16: return ncclBfloat16;
+    case DType::kFloat16: return ncclFloat16;
   }
   return std::nullopt;
 }
@@ -178,7 +180,7 @@ Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
     return usage_error("input and output differ in count or dtype");
   if (in.device != out.device) return usage_error("input and output must both be host or both be device memory");
   auto type = nccl_type(out.dtype);
-  if (!type) return usage_error("cannot reduce " + std::string(dtype_name(out.dtype)) + ": use -d float or int32");
+  if (!type) return usage_error("cannot reduce " + std::string(dtype_name(out.dtype)) + ": use -d " + std::string(dtype_choices()));
   if (out.count == 0) return Status::ok();
 
   OMNIB_CUDA_TRY(cudaSetDevice(gpu_));

@@ -29,7 +29,7 @@ Result<std::span<const uint64_t>> HostBlockIo::stage(int shard, BlockRange range
   if (dense) {
     for (uint64_t b = range.begin; b < range.end; ++b) staged.push_back(b);
   } else {
-    find_nonzero_blocks(in_.data, layout_, range, staged);
+    find_nonzero_blocks(in_.data, elem_size_, layout_, range, staged);
   }
   return std::span<const uint64_t>(staged);
 }

@@ -8,10 +8,14 @@
 namespace omnib {
 
 ShardAggregator::ShardAggregator(int workers, DType dtype)
-    : dtype_(dtype), elem_size_(dtype_size(dtype)), workers_(static_cast<size_t>(workers)) {}
+    : dtype_(dtype),
+      elem_size_(dtype_size(dtype)),
+      wide_(is_16bit_float(dtype)),
+      workers_(static_cast<size_t>(workers)) {}
 
 void ShardAggregator::reset(const BlockLayout& layout, BlockRange) {
   layout_ = layout;
+  if (wide_) wide_sum_.resize(layout.block_size());
   for (auto& w : workers_) {
     while (!w.pending.empty()) {
       spare_frames_.push_back(std::move(w.pending.front().frame));
@@ -79,22 +83,27 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
       }
     }
     // Every worker that holds block t has delivered it: sum in rank order.
-    const size_t len_bytes = layout_.block_length(t) * elem_size_;
+    const size_t len = layout_.block_length(t);
+    const size_t len_bytes = len * elem_size_;
     const size_t offset = out.values.size();
     out.values.resize(offset + len_bytes);
     uint8_t* dst = out.values.data() + offset;
-    bool first = true;
+    int summed = 0;
     for (auto& w : workers_) {
       if (w.next != t) continue;
       w.between_batches = false;
       Pending& p = w.pending.front();
       const uint8_t* src = p.view.values + p.view.value_offsets[p.cursor];
-      if (first) {
+      if (summed == 0) {
         std::memcpy(dst, src, len_bytes);
-        first = false;
+      } else if (!wide_) {
+        add_into(dtype_, dst, src, len);
       } else {
-        add_into(dtype_, dst, src, len_bytes / elem_size_);
+        // 16-bit types: the sum runs in fp32 and is rounded once, below.
+        if (summed == 1) widen_into(dtype_, wide_sum_.data(), dst, len);
+        add_widened(dtype_, wide_sum_.data(), src, len);
       }
+      ++summed;
       if (++p.cursor == p.view.count) {
         w.next = p.view.next;
         spare_frames_.push_back(std::move(p.frame));
@@ -105,6 +114,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
         w.next = p.view.indices[p.cursor];
       }
     }
+    if (wide_ && summed > 1) narrow_from(dtype_, dst, wide_sum_.data(), len);
     out.indices.push_back(t);
   }
 }

@@ -6,6 +6,8 @@
 // block to finish is t = min over workers of next[w]; it needs only the workers
 // whose next is t. Their values are summed in rank order (deterministic) and t
 // is emitted. Blocks zero on every worker are never seen and never emitted.
+// 16-bit float blocks are summed in fp32 and rounded once (engine/reduce_ops.h),
+// so a block's sum does not depend on how many workers held it.
 #pragma once
 
 #include <cstdint>
@@ -88,6 +90,8 @@ class ShardAggregator {
 
   DType dtype_;
   size_t elem_size_;
+  bool wide_;                    // 16-bit floats: sums run in wide_sum_
+  std::vector<float> wide_sum_;  // one block's fp32 sum
   BlockLayout layout_{0, 1};
   std::vector<WorkerState> workers_;
   std::vector<Frame> spare_frames_;

@@ -15,7 +15,17 @@
 namespace omnib::sabotage {
 namespace {
 
-enum class Fault { kNoop, kIdentity, kCorruptOneCall, kTail, kDoubleCpu, kSleep, kThrow, kThrowInThread };
+enum class Fault {
+  kNoop,
+  kIdentity,
+  kCorruptOneCall,
+  kOneElement,
+  kTail,
+  kDoubleCpu,
+  kSleep,
+  kThrow,
+  kThrowInThread
+};
 
 // Wraps a correct collective and breaks it in one way.
 class Saboteur final : public Collective {
@@ -40,17 +50,25 @@ class Saboteur final : public Collective {
         if (calls_ == 3 && out.data && out.count > 0) {
           // One block of 256 elements in the middle, set to a value no sum holds.
           const size_t first = out.count / 2, n = std::min<size_t>(256, out.count - first);
-          std::memset(static_cast<uint8_t*>(out.data) + first * 4, 0x55, n * 4);
+          std::memset(element(out, first), 0x55, n * dtype_size(out.dtype));
         }
+        return Status::ok();
+      }
+      case Fault::kOneElement: {
+        OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
+        // A near miss on the third call: the lowest bit of the middle element
+        // (little-endian: its first byte), which only an element-by-element
+        // bit comparison at the type's size sees in the right place.
+        if (calls_ == 3 && out.data && out.count > 0) *element(out, out.count / 2) ^= 1;
         return Status::ok();
       }
       case Fault::kTail: {
         // The last quarter keeps whatever the output held before the call.
         const size_t first = out.count - out.count / 4;
         std::vector<uint8_t> kept;
-        if (out.data) kept.assign(static_cast<uint8_t*>(out.data) + first * 4, static_cast<uint8_t*>(out.data) + out.bytes());
+        if (out.data) kept.assign(element(out, first), static_cast<uint8_t*>(out.data) + out.bytes());
         OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
-        if (out.data) std::memcpy(static_cast<uint8_t*>(out.data) + first * 4, kept.data(), kept.size());
+        if (out.data) std::memcpy(element(out, first), kept.data(), kept.size());
         return Status::ok();
       }
       case Fault::kDoubleCpu: {
@@ -80,6 +98,10 @@ class Saboteur final : public Collective {
   std::string wire_note() const override { return inner_->wire_note(); }
 
  private:
+  static uint8_t* element(const TensorView& t, size_t i) {
+    return static_cast<uint8_t*>(t.data) + i * dtype_size(t.dtype);
+  }
+
   std::unique_ptr<Collective> inner_;
   Fault fault_;
   uint64_t calls_ = 0;
@@ -129,6 +151,7 @@ Status install() {
   registry.add(broken(base, "sabotage-noop", Fault::kNoop));
   registry.add(broken(base, "sabotage-identity", Fault::kIdentity));
   registry.add(broken(base, "sabotage-corrupt", Fault::kCorruptOneCall));
+  registry.add(broken(base, "sabotage-one-element", Fault::kOneElement));
   registry.add(broken(base, "sabotage-tail", Fault::kTail));
   registry.add(broken(base, "sabotage-throw", Fault::kThrow));
   registry.add(broken(base, "sabotage-throw-thread", Fault::kThrowInThread));

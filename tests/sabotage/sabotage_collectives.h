@@ -6,6 +6,8 @@
 //   sabotage-noop      writes nothing
 //   sabotage-identity  returns its input unchanged
 //   sabotage-corrupt   correct, except one block of one call (the third)
+//   sabotage-one-element  correct, except the lowest bit of the middle element
+//                      in the third call (a near miss at the element's size)
 //   sabotage-tail      correct, except the last quarter of the output, left unwritten
 //   sabotage-throw     throws an exception from allreduce (an escaped exception is exit 1)
 //   sabotage-throw-thread  throws from a thread of its own

@@ -33,12 +33,16 @@ struct SignificanceTest {
   std::string samples;  // what was tested: "per-iteration times", "per-iteration ratios", ...
 };
 
+// Comparison::against of the speedup over the fastest dense algorithm of
+// each run (whichever it was).
+inline constexpr const char* kBestDense = "best dense";
+
 struct Comparison {
   std::string config_label;
   nlohmann::json config_key;
   std::string algo;
   Metric metric = Metric::kBytes;
-  std::string against;  // speedup: the other algorithm
+  std::string against;  // speedup: the other algorithm, or kBestDense
   double baseline = 0;  // point values (correct: 1 or 0)
   double current = 0;
   std::optional<double> ratio;  // current / baseline; absent when undefined (correct, zero baseline)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "tools/compare/mann_whitney.h"
 
@@ -176,11 +177,56 @@ void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::
   out.comparisons.push_back(cmp);
 }
 
+// The dense algorithms of one side other than the subject, with their records.
+std::vector<AlgoRecords> dense_of(const ConfigRecords& side, const std::vector<std::string>& algos,
+                                  const std::string& subject) {
+  std::vector<AlgoRecords> out;
+  for (const auto& algo : algos) {
+    if (algo == subject) continue;
+    auto runs = runs_of(side, algo);
+    if (!runs.empty() && runs.front()->dense) out.push_back({algo, std::move(runs)});
+  }
+  return out;
+}
+
+// "ring x3, ps x2": which dense algorithm was fastest, run by run.
+std::string fastest_text(const std::vector<std::string>& fastest) {
+  std::map<std::string, int> counts;
+  for (const auto& a : fastest) ++counts[a];
+  std::string out;
+  for (const auto& [a, n] : counts) out += (out.empty() ? "" : ", ") + a + " x" + std::to_string(n);
+  return out;
+}
+
+// The headline rule: the subject's speedup over the fastest dense algorithm
+// of each run, whichever that was (it may change between runs and builds).
+void judge_best_dense(const MatchedConfig& config, const std::vector<std::string>& algos,
+                      const std::vector<const ResultRecord*>& base_subject,
+                      const std::vector<const ResultRecord*>& cur_subject, const CompareOptions& o,
+                      ConfigVerdicts& out) {
+  std::vector<std::string> base_fastest, cur_fastest;
+  auto base = best_dense_speedup_samples(base_subject, dense_of(config.baseline, algos, o.subject), &base_fastest);
+  auto cur = best_dense_speedup_samples(cur_subject, dense_of(config.current, algos, o.subject), &cur_fastest);
+  if (!base || !cur) {
+    if (base || cur) out.notes.push_back(o.subject + ": vs best dense only " + (base ? "in the baseline" : "now") +
+                                         " (no dense algorithm ran on the other side)");
+    return;
+  }
+  Comparison cmp = start(config, o.subject, Metric::kSpeedup);
+  cmp.against = kBestDense;
+  judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o.alpha);
+  const std::string fastest =
+      "fastest dense per run: baseline " + fastest_text(base_fastest) + "; now " + fastest_text(cur_fastest);
+  cmp.note = cmp.note.empty() ? fastest : cmp.note + "; " + fastest;
+  out.comparisons.push_back(cmp);
+}
+
 void judge_speedups(const MatchedConfig& config, const std::vector<std::string>& algos, const CompareOptions& o,
                     ConfigVerdicts& out) {
   const auto base_subject = runs_of(config.baseline, o.subject);
   const auto cur_subject = runs_of(config.current, o.subject);
   if (base_subject.empty() || cur_subject.empty()) return;
+  judge_best_dense(config, algos, base_subject, cur_subject, o, out);
   for (const auto& other : algos) {
     if (other == o.subject) continue;
     auto base = speedup_samples(base_subject, runs_of(config.baseline, other));

@@ -51,6 +51,33 @@ std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecor
   return from_values(std::move(values), "run speedups");
 }
 
+std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const ResultRecord*>& subject,
+                                                        const std::vector<AlgoRecords>& dense,
+                                                        std::vector<std::string>* fastest) {
+  std::vector<double> values;
+  fastest->clear();
+  for (size_t k = 0; k < subject.size(); ++k) {
+    const auto& s = subject[k]->runs;
+    for (size_t i = 0; i < s.size(); ++i) {
+      const std::string* best_algo = nullptr;
+      double best = 0;
+      for (const auto& d : dense) {
+        if (k >= d.records.size() || i >= d.records[k]->runs.size()) continue;
+        const double t = d.records[k]->runs[i].median_us;
+        if (t > 0 && (!best_algo || t < best)) {
+          best = t;
+          best_algo = &d.algo;
+        }
+      }
+      if (!best_algo || !(s[i].median_us > 0)) continue;
+      values.push_back(best / s[i].median_us);
+      fastest->push_back(*best_algo);
+    }
+  }
+  if (values.empty()) return std::nullopt;
+  return from_values(std::move(values), "run speedups over the fastest dense");
+}
+
 std::optional<MetricSamples> cpu_samples(const std::vector<const ResultRecord*>& records) {
   std::vector<double> values;
   for (const auto* r : records)

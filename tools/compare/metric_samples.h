@@ -28,6 +28,21 @@ MetricSamples time_samples(const std::vector<const ResultRecord*>& records);
 std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
                                              const std::vector<const ResultRecord*>& other);
 
+// One algorithm's records of a configuration, in file order.
+struct AlgoRecords {
+  std::string algo;
+  std::vector<const ResultRecord*> records;
+};
+
+// The subject's speedup over the fastest dense algorithm of each run: run i
+// of the k-th subject record against the fastest run i among the k-th
+// records of the `dense` algorithms (they all ran interleaved). `fastest`
+// receives the name of the fastest one of each run, in sample order. Absent
+// when no dense algorithm ran with the subject.
+std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const ResultRecord*>& subject,
+                                                        const std::vector<AlgoRecords>& dense,
+                                                        std::vector<std::string>* fastest);
+
 // CPU time of all ranks per wire byte, run by run; absent when no run counted bytes.
 std::optional<MetricSamples> cpu_samples(const std::vector<const ResultRecord*>& records);
 

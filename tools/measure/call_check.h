@@ -11,16 +11,19 @@
 namespace omnib {
 
 // The byte the output is filled with before a call: 0xFF makes every float a
-// NaN (no sum of the harness's finite inputs is one); 0x7F makes every int32
-// 2139062143, far above any sum of the harness's small values (|v| <= 8 per
-// rank, at most 1024 ranks).
+// NaN (0xFFFFFFFF), and every bf16 and half a NaN too (0xFFFF: sign set,
+// exponent all ones, mantissa non-zero in both formats); no sum of the
+// harness's finite inputs is one. 0x7F makes every int32 2139062143, far
+// above any sum of the harness's small values (|v| <= 8 per rank, at most
+// 1024 ranks).
 uint8_t poison_byte(DType dtype);
 
 // Fills a host tensor with poison_byte (device tensors: DeviceTensors::fill).
 void poison(const TensorView& host);
 
 // Elements of `out` whose bits differ from `reference` (so -0.0 is not +0.0
-// and a NaN is wrong even where the reference holds one).
+// and a NaN is wrong even where the reference holds one). Elements are
+// compared whole, at the dtype's size.
 uint64_t count_wrong(const TensorView& out, const TensorView& reference);
 
 }  // namespace omnib

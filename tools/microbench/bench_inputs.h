@@ -39,7 +39,7 @@ inline Packed pack(const std::vector<float>& t, const BlockLayout& layout) {
   Packed p;
   p.indices.resize(all.size());
   p.values.resize(compacted_values_capacity(layout, all));
-  Result<uint64_t> n = compact_blocks(t.data(), layout, all, p.indices.data(), p.values.data());
+  Result<uint64_t> n = compact_blocks(t.data(), sizeof(float), layout, all, p.indices.data(), p.values.data());
   p.n = n.is_ok() ? n.value() : 0;
   return p;
 }

@@ -19,7 +19,7 @@ void BM_CpuCompact(benchmark::State& state) {
   std::vector<float> values(compacted_values_capacity(layout, all));
   uint64_t n = 0;
   for (auto _ : state) {
-    Result<uint64_t> r = compact_blocks(t.data(), layout, all, indices.data(), values.data());
+    Result<uint64_t> r = compact_blocks(t.data(), sizeof(float), layout, all, indices.data(), values.data());
     if (!r.is_ok()) {
       state.SkipWithError(r.status().message().c_str());
       break;
@@ -40,7 +40,8 @@ void BM_CpuScatter(benchmark::State& state) {
   std::vector<float> out(kCpuElements, 2.0f);
   const ScatterMode mode = zero ? ScatterMode::kZeroUnlisted : ScatterMode::kListedOnly;
   for (auto _ : state) {
-    Status s = scatter_blocks(p.indices.data(), p.n, p.values.data(), layout, {0, layout.num_blocks()}, out.data(), mode);
+    Status s = scatter_blocks(p.indices.data(), p.n, p.values.data(), sizeof(float), layout, {0, layout.num_blocks()},
+                              out.data(), mode);
     if (!s.is_ok()) {
       state.SkipWithError(s.message().c_str());
       break;

@@ -121,7 +121,7 @@ bool make_gpu_input(benchmark::State& state, size_t block_size, double density, 
       !take(state, gpu::DeviceBuffer::allocate(compacted_values_capacity(in.layout, all) * 4), in.values) ||
       !take(state, gpu::DeviceBuffer::allocate(8), in.count) ||
       skip_on_error(state, gpu::copy_to_device(in.tensor.data(), host.data(), kGpuBytes)) ||
-      skip_on_error(state, gpu::compact_blocks_async(in.tensor.data(), in.layout, all, in.scratch.data(),
+      skip_on_error(state, gpu::compact_blocks_async(in.tensor.data(), 4, in.layout, all, in.scratch.data(),
                                                      in.scratch.size(), in.indices.as<uint64_t>(), in.values.data(),
                                                      in.count.as<uint64_t>())) ||
       skip_on_error(state, gpu::copy_to_host(&in.n, in.count.data(), 8))) {
@@ -139,7 +139,7 @@ void BM_GpuCompact(benchmark::State& state) {
   if (!make_gpu_input(state, static_cast<size_t>(state.range(0)), density_of(state.range(1)), in)) return;
   BlockRange all{0, in.layout.num_blocks()};
   run_timed(state, [&] {
-    return gpu::compact_blocks_async(in.tensor.data(), in.layout, all, in.scratch.data(), in.scratch.size(),
+    return gpu::compact_blocks_async(in.tensor.data(), 4, in.layout, all, in.scratch.data(), in.scratch.size(),
                                      in.indices.as<uint64_t>(), in.values.data(), in.count.as<uint64_t>());
   });
   const int64_t bytes = compaction_bytes(in.layout, in.n, in.last);
@@ -159,7 +159,7 @@ void BM_GpuScatter(benchmark::State& state) {
   }
   const ScatterMode mode = zero ? ScatterMode::kZeroUnlisted : ScatterMode::kListedOnly;
   run_timed(state, [&] {
-    return gpu::scatter_blocks_async(in.indices.as<uint64_t>(), in.n, in.values.data(), in.layout,
+    return gpu::scatter_blocks_async(in.indices.as<uint64_t>(), in.n, in.values.data(), 4, in.layout,
                                      {0, in.layout.num_blocks()}, out.data(), mode);
   });
   const int64_t bytes = scatter_bytes(in.layout, in.n, in.last, zero);

@@ -1,5 +1,6 @@
 #include "tools/report/result_record.h"
 
+#include "engine/collective.h"
 #include "tools/config/json_fields.h"
 
 namespace omnib {
@@ -93,6 +94,33 @@ Status read_speedups(const json& j, std::map<std::string, double>& out) {
   return Status::ok();
 }
 
+json best_dense_json(const std::optional<BestDense>& b) {
+  if (!b) return nullptr;
+  return json{{"algo", b->algo}, {"speedup", b->speedup}};
+}
+
+Status read_best_dense(const json& j, std::optional<BestDense>& out) {
+  if (!j.contains("vs_best_dense") || j["vs_best_dense"].is_null()) return Status::ok();
+  auto b = object_field(j, "vs_best_dense");
+  if (!b.is_ok()) return b.status();
+  BestDense d;
+  OMNIB_RETURN_IF_ERROR(read_field(*b.value(), "algo", d.algo).with_context("vs_best_dense: "));
+  OMNIB_RETURN_IF_ERROR(read_field(*b.value(), "speedup", d.speedup).with_context("vs_best_dense: "));
+  out = d;
+  return Status::ok();
+}
+
+// Records written before "dense" existed: what this build's registry says.
+Status read_dense(const json& j, ResultRecord& r, std::vector<std::string>* defaulted) {
+  bool present = false;
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "dense", r.dense, &present));
+  if (present) return Status::ok();
+  const CollectiveInfo* info = CollectiveRegistry::instance().find(r.algo);
+  r.dense = info != nullptr && !info->exploits_sparsity;
+  defaulted->push_back("dense");
+  return Status::ok();
+}
+
 Status read_wire(const json& j, int schema_version, ResultRecord& r, std::vector<std::string>* defaulted) {
   auto wire = object_field(j, "wire_bytes");
   if (!wire.is_ok()) return wire.status();
@@ -126,6 +154,7 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   OMNIB_RETURN_IF_ERROR(read_field(j, "checked", r.checked));
   OMNIB_RETURN_IF_ERROR(read_field(j, "wrong_elements", r.wrong_elements));
   OMNIB_RETURN_IF_ERROR(read_speedups(j, r.speedup_vs));
+  OMNIB_RETURN_IF_ERROR(read_best_dense(j, r.vs_best_dense));
   if (schema_version < 2) {
     // Schema 1 said "correct": true for unchecked runs; an unchecked run is
     // never evidence of correctness.
@@ -162,6 +191,7 @@ json to_json(const ResultRecord& r) {
   j["algo"] = r.algo;
   j["config"] = r.config.key();
   j["count"] = r.config.count();
+  j["dense"] = r.dense;
   j["skipped"] = r.skipped;
   if (r.skipped) j["skip_reason"] = r.skip_reason;
   j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max}, {"sent_total", r.analytic_sent_total}};
@@ -192,6 +222,7 @@ json to_json(const ResultRecord& r) {
   if (r.first_wrong_call) j["first_wrong_call"] = *r.first_wrong_call;
   j["cpu"] = cpu_json(r.cpu);
   j["speedup_vs"] = r.speedup_vs;
+  j["vs_best_dense"] = best_dense_json(r.vs_best_dense);
   if (!r.note.empty()) j["note"] = r.note;
   return j;
 }
@@ -211,6 +242,7 @@ Result<ResultRecord> record_from_json(const json& j, int schema_version, std::ve
   auto cfg = run_config_from_json(*config, schema_version, defaulted);
   if (!cfg.is_ok()) return cfg.status().with_context(schema_version >= 2 ? "config: " : "");
   r.config = cfg.take();
+  OMNIB_RETURN_IF_ERROR(read_dense(j, r, defaulted));
   OMNIB_RETURN_IF_ERROR(read_field(j, "skipped", r.skipped));
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "skip_reason", r.skip_reason));
   if (j.contains("analytic_bytes")) {
@@ -226,14 +258,26 @@ Result<ResultRecord> record_from_json(const json& j, int schema_version, std::ve
   return r;
 }
 
+const ResultRecord* fastest_dense(const std::vector<ResultRecord>& group) {
+  const ResultRecord* best = nullptr;
+  for (const auto& r : group) {
+    if (!r.dense || r.skipped || r.time_us.median <= 0) continue;
+    if (!best || r.time_us.median < best->time_us.median) best = &r;
+  }
+  return best;
+}
+
 void compute_speedups(std::vector<ResultRecord>& group) {
+  const ResultRecord* best = fastest_dense(group);
   for (auto& r : group) {
     r.speedup_vs.clear();
+    r.vs_best_dense.reset();
     if (r.skipped || r.time_us.median <= 0) continue;
     for (const auto& other : group) {
       if (&other == &r || other.skipped || other.time_us.median <= 0) continue;
       r.speedup_vs[other.algo] = other.time_us.median / r.time_us.median;
     }
+    if (best) r.vs_best_dense = BestDense{best->algo, best->time_us.median / r.time_us.median};
   }
 }
 

@@ -46,9 +46,19 @@ struct CpuUsage {
   std::optional<double> ns_per_wire_byte;  // all ranks' CPU / all ranks' wire bytes
 };
 
+// The fastest dense algorithm of a configuration's run, and how much faster
+// a record is than it: the honest headline of a sparse algorithm.
+struct BestDense {
+  std::string algo;    // the fastest dense algorithm (possibly the record's own)
+  double speedup = 0;  // its median time / this record's median time
+};
+
 struct ResultRecord {
   std::string algo;
   RunConfig config;
+  // The algorithm sends every element whatever the data
+  // (CollectiveInfo::exploits_sparsity false): a candidate for best dense.
+  bool dense = false;
 
   // Outcome.
   bool skipped = false;
@@ -81,6 +91,7 @@ struct ResultRecord {
   std::optional<uint64_t> first_wrong_call;  // 0-based, in run order, warm-ups included
   std::optional<CpuUsage> cpu;
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
+  std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
 };
 
@@ -88,12 +99,18 @@ nlohmann::json to_json(const ResultRecord& r);
 
 // Reads a record of a file with `schema_version` (1 or 2). Every field is
 // type-checked (the error names it). Fields a schema 1 record lacks take
-// their defaults and are appended to `defaulted`.
+// their defaults and are appended to `defaulted`; a record written before
+// "dense" existed takes it from the registry of this build (false for an
+// algorithm it does not know), and "dense" is appended to `defaulted`.
 Result<ResultRecord> record_from_json(const nlohmann::json& j, int schema_version,
                                       std::vector<std::string>* defaulted);
 
-// Fills speedup_vs of each record from the others' median times.
+// Fills speedup_vs of each record from the others' median times, and
+// vs_best_dense from the fastest dense record of the group (ties: the first).
 void compute_speedups(std::vector<ResultRecord>& group);
+
+// The fastest dense record of a group that ran, or null.
+const ResultRecord* fastest_dense(const std::vector<ResultRecord>& group);
 
 // Written once per run: how and where it ran.
 struct RunContext {

@@ -19,6 +19,12 @@ std::string cpu_per_byte(const ResultRecord& r) {
   return buf;
 }
 
+std::string times(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2fx", x);
+  return buf;
+}
+
 // "0", "1234", or "unchecked" (-c 0): an unchecked row never reads as correct.
 std::string wrong_text(const ResultRecord& r) {
   if (!r.checked) return "unchecked";
@@ -46,21 +52,29 @@ Status TableReporter::begin(const RunContext& context) {
                env.value("barrier_latency_us", 0.0));
   std::fprintf(out_, "# times are per iteration, max over ranks; busbw uses the dense convention algbw*2(n-1)/n;\n");
   std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes;\n");
-  std::fprintf(out_, "# cpu/B = CPU time of all ranks per wire byte; every call's output is poisoned and checked\n");
+  std::fprintf(out_, "# cpu/B = CPU time of all ranks per wire byte; every call's output is poisoned and checked;\n");
+  std::fprintf(out_, "# speedup = the first algorithm's time / this row's; vs dense = the fastest dense algorithm's time\n");
+  std::fprintf(out_, "#   of this size / this row's (dense: sends every element whatever the data)\n");
   const auto& cfg = context.configuration;
+  if (cfg.contains("algos") && cfg["algos"].is_array()) {
+    std::string algos;
+    for (const auto& a : cfg["algos"]) algos += (algos.empty() ? "" : ",") + a.get<std::string>();
+    std::fprintf(out_, "# algorithms: %s%s\n", algos.c_str(),
+                 cfg.value("algos_default", false) ? " (no --algo: the default of this build and --device)" : "");
+  }
   show_link_ = cfg.value("net", "") == "emulate";
   if (show_link_)
     std::fprintf(out_, "# net: emulated links of %s each way, %s delay; link = bytes the busiest rank's link sent "
                  "per iteration (all headers and ACKs)\n",
                  cfg.value("link_rate", "?").c_str(), cfg.value("link_delay", "?").c_str());
   std::fprintf(out_, "#\n");
-  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %9s", "size(B)",
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %8s %9s", "size(B)",
                "count", "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
-               "wire/rank", "model", "cpu/B", "speedup", "#wrong");
+               "wire/rank", "model", "cpu/B", "speedup", "vs dense", "#wrong");
   if (show_link_) std::fprintf(out_, " %10s", "link/rank");
   std::fputc('\n', out_);
-  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %9s", "", "", "",
-               "", "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "", "", "(ns)", "of 1st", "");
+  std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %8s %9s", "", "", "",
+               "", "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "", "", "(ns)", "of 1st", "(best)", "");
   if (show_link_) std::fprintf(out_, " %10s", "");
   std::fputc('\n', out_);
   return flushed(out_);
@@ -82,18 +96,16 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     }
     std::string speedup = "-";
     auto it = first ? first->speedup_vs.find(r.algo) : std::map<std::string, double>::const_iterator();
-    if (first && it != first->speedup_vs.end()) {
-      char buf[32];
-      std::snprintf(buf, sizeof(buf), "%.2fx", it->second);
-      speedup = buf;
-    }
-    std::fprintf(out_, "%12llu %11llu %6s %-22s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %10s %10s %8s %8s %9s",
+    if (first && it != first->speedup_vs.end()) speedup = times(it->second);
+    const std::string vs_dense = r.vs_best_dense ? times(r.vs_best_dense->speedup) : "-";
+    std::fprintf(out_,
+                 "%12llu %11llu %6s %-22s %7.4f %7.4f %7.4f %11.1f %10.1f %10.1f %8.3f %8.3f %10s %10s %8s %8s %8s %9s",
                  static_cast<unsigned long long>(r.config.size_bytes), static_cast<unsigned long long>(r.config.count()),
                  std::string(dtype_name(r.config.dtype)).c_str(), r.algo.c_str(), r.inputs.element_density,
                  r.inputs.block_density, r.inputs.union_block_density, r.time_us.median, r.time_us.p95, r.time_us.p99,
                  r.algbw_GBps, r.busbw_GBps, bytes_or_na(r.wire_sent_per_rank_max).c_str(),
                  format_bytes(r.analytic_sent_per_rank_max).c_str(), cpu_per_byte(r).c_str(), speedup.c_str(),
-                 wrong_text(r).c_str());
+                 vs_dense.c_str(), wrong_text(r).c_str());
     if (show_link_) std::fprintf(out_, " %10s", bytes_or_na(r.link_sent_per_rank_max).c_str());
     std::fputc('\n', out_);
     ++rows_;
@@ -109,7 +121,52 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     }
     if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
   }
+  if (const ResultRecord* best = fastest_dense(group))
+    std::fprintf(out_, "#   best dense: %s (%.1f us)\n", best->algo.c_str(), best->time_us.median);
+  else
+    std::fprintf(out_, "#   best dense: none ran (vs dense needs a dense algorithm in --algo)\n");
+  add_headline(group);
   return flushed(out_);
+}
+
+void TableReporter::add_headline(const std::vector<ResultRecord>& group) {
+  for (const auto& r : group) {
+    if (r.skipped || r.dense) continue;
+    if (subject_.empty()) subject_ = r.algo;
+    if (r.algo != subject_) continue;
+    headlines_.push_back({r.config.size_bytes, r.vs_best_dense});
+    return;
+  }
+}
+
+// "# omni vs best dense  : 2.31x (ring)", or its range over the sizes with
+// the lowest named: the speedup a user gets over what they would run instead.
+void TableReporter::print_headline() {
+  if (subject_.empty()) return;  // no sparse algorithm ran
+  const Headline* low = nullptr;
+  const Headline* high = nullptr;
+  size_t without = 0;
+  for (const auto& h : headlines_) {
+    if (!h.vs) {
+      ++without;
+      continue;
+    }
+    if (!low || h.vs->speedup < low->vs->speedup) low = &h;
+    if (!high || h.vs->speedup > high->vs->speedup) high = &h;
+  }
+  const std::string label = "# " + subject_ + " vs best dense";
+  if (!low) {
+    std::fprintf(out_, "%-22s : n/a (no dense algorithm ran)\n", label.c_str());
+    return;
+  }
+  if (headlines_.size() == 1) {
+    std::fprintf(out_, "%-22s : %s (%s)\n", label.c_str(), times(low->vs->speedup).c_str(), low->vs->algo.c_str());
+    return;
+  }
+  std::fprintf(out_, "%-22s : %s to %s over %zu sizes (lowest: %s vs %s at %s)%s\n", label.c_str(),
+               times(low->vs->speedup).c_str(), times(high->vs->speedup).c_str(), headlines_.size() - without,
+               times(low->vs->speedup).c_str(), low->vs->algo.c_str(), format_size(low->size_bytes).c_str(),
+               without ? "; some sizes had no dense algorithm" : "");
 }
 
 Status TableReporter::finish() {
@@ -119,6 +176,7 @@ Status TableReporter::finish() {
     std::fprintf(out_, "# Out of bounds values : %d %s%s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK",
                  unchecked_rows_ ? " (some rows unchecked)" : "");
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
+  print_headline();
   return flushed(out_);
 }
 

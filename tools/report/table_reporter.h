@@ -1,8 +1,14 @@
 // nccl-tests-style table on a stream: one row per size and algorithm, with the
-// sparse columns (densities, wire bytes, analytic bytes) added.
+// sparse columns (densities, wire bytes, analytic bytes) added, and each
+// row's speedup over the fastest dense algorithm of its size (`vs dense`).
+// The summary line gives the headline: the first sparse algorithm of the
+// run (omni by default) against the best dense algorithm, size by size.
 #pragma once
 
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tools/report/reporter.h"
 
@@ -26,6 +32,16 @@ class TableReporter final : public Reporter {
   int unchecked_rows_ = 0;
   double busbw_sum_ = 0;
   bool show_link_ = false;  // the link/rank column, under --net emulate
+
+  // The headline of one configuration: the subject against the best dense.
+  struct Headline {
+    uint64_t size_bytes = 0;
+    std::optional<BestDense> vs;  // absent: no dense algorithm ran
+  };
+  std::string subject_;  // the first sparse algorithm that ran
+  std::vector<Headline> headlines_;
+  void add_headline(const std::vector<ResultRecord>& group);
+  void print_headline();
 };
 
 }  // namespace omnib

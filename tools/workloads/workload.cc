@@ -1,8 +1,10 @@
 #include "tools/workloads/workload.h"
 
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
+#include "engine/float16.h"
 #include "tools/workloads/blocks_workload.h"
 #include "tools/workloads/npy_workload.h"
 #include "tools/workloads/scattered_workload.h"
@@ -45,11 +47,25 @@ void write_nonzero_values(DType dtype, uint64_t seed, int rank, size_t first_ind
     uint64_t h = mix64(base + first_index + i);
     int magnitude = static_cast<int>(h % 8) + 1;  // 1..8
     int value = (h & 0x100) ? -magnitude : magnitude;
-    if (dtype == DType::kFloat32)
-      static_cast<float*>(dst)[i] = 0.5f * static_cast<float>(value);
-    else
-      static_cast<int32_t*>(dst)[i] = value;
+    const float half_step = 0.5f * static_cast<float>(value);  // exact in every float type
+    switch (dtype) {
+      case DType::kFloat32: static_cast<float*>(dst)[i] = half_step; break;
+      case DType::kInt32: static_cast<int32_t*>(dst)[i] = value; break;
+      case DType::kBFloat16: static_cast<uint16_t*>(dst)[i] = float_to_bf16(half_step); break;
+      case DType::kFloat16: static_cast<uint16_t*>(dst)[i] = float_to_half(half_step); break;
+    }
   }
+}
+
+int max_exact_ranks(DType dtype) {
+  constexpr int kHalvesPerRank = 8;  // |value| <= 4, in steps of 0.5
+  switch (dtype) {
+    case DType::kBFloat16: return (1 << 8) / kHalvesPerRank;
+    case DType::kFloat16: return (1 << 11) / kHalvesPerRank;
+    case DType::kFloat32:
+    case DType::kInt32: break;
+  }
+  return std::numeric_limits<int>::max();
 }
 
 Result<std::unique_ptr<Workload>> make_workload(const WorkloadSpec& spec) {

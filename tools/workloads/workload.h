@@ -59,8 +59,16 @@ Result<std::unique_ptr<Workload>> make_workload(const WorkloadSpec& spec);
 uint64_t mix64(uint64_t x);
 inline double unit_interval(uint64_t h) { return static_cast<double>(h >> 11) * 0x1.0p-53; }
 // A non-zero value for element `index` of `rank`: small integers (halves for
-// float) so that sums in any order are exact and every algorithm can be
-// checked bit for bit.
+// the float types: +-0.5 .. +-4) so that sums in any order are exact and
+// every algorithm can be checked bit for bit; for bf16 and half only up to
+// max_exact_ranks() ranks.
 void write_nonzero_values(DType dtype, uint64_t seed, int rank, size_t first_index, size_t n, void* dst);
+
+// The most ranks whose values (write_nonzero_values) keep every partial sum
+// exact in `dtype`: a sum of r values is N/2 with |N| <= 8r, which a float
+// type with p significand bits holds exactly while 8r <= 2^p. bf16 (p = 8):
+// 32 ranks; half (p = 11): 256; float (p = 24) and int32 have no limit below
+// the harness's 1024 ranks (INT_MAX). See docs/workloads.md.
+int max_exact_ranks(DType dtype);
 
 }  // namespace omnib
