@@ -5,6 +5,7 @@
 
 #include "tests/cli_runner.h"
 #include "tools/device_tensors.h"
+#include "tools/report/result_record.h"
 
 namespace omnib {
 namespace {
@@ -55,7 +56,7 @@ TEST(CliFiles, ExistingJsonIsNotOverwritten) {
   EXPECT_EQ(testing::read_json(path)["keep"], true);
   auto forced = run_cli({"allreduce", "--nodes", "1", "-b", "4K", "-e", "4K", "-n", "1", "-w", "0", "-J", path, "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_EQ(testing::read_json(path)["schema_version"], 2);
+  EXPECT_EQ(testing::read_json(path)["schema_version"], kSchemaVersion);
 }
 
 TEST(CliLaunch, ExternalLauncherWithoutRendezvousFailsLoudly) {
