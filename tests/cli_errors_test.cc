@@ -44,7 +44,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"disjoint_too_dense", {"--overlap", "none", "--density", "0.5", "--nodes", "4", "-b", "4K", "-e", "4K"}, "needs more blocks"},
                       BadArgs{"zero_nodes", {"--nodes", "0"}, "--nodes"},
                       BadArgs{"unknown_flag", {"--frobnicate"}, "frobnicate"},
-                      BadArgs{"bad_check", {"-c", "2"}, "-c/--check"}),
+                      BadArgs{"bad_check", {"-c", "2"}, "-c/--check"},
+                      BadArgs{"trace_iters_alone", {"--trace-iters", "2"}, "--trace or --profile"},
+                      BadArgs{"trace_iters_negative", {"--profile", "--trace-iters", "-1"}, "--trace-iters must be"},
+                      BadArgs{"trace_buffer_tiny", {"--profile", "--trace-buffer", "1"}, "--trace-buffer must be"},
+                      BadArgs{"trace_is_the_results", {"--trace", "same.json", "-J", "same.json"}, "same file"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CliFiles, ExistingJsonIsNotOverwritten) {

@@ -12,6 +12,11 @@
 //
 // Threads: any thread may record; each thread writes only its own buffer.
 // Span names and thread roles must be string literals (the pointer is kept).
+//
+// Naming, which the analysis relies on (tools/trace/critical_path.h): a send
+// of one frame is a kSend span "send X" and its receive a kRecv span
+// "recv X" (same X), both with the other rank as `peer`, the shard where the
+// link belongs to one, and the payload `bytes`; one span per frame.
 #pragma once
 
 #include <sys/uio.h>

@@ -33,8 +33,8 @@ class CallIndex {
       for (const SpanRecord* s : leaves_[r]) {
         if (s->args.peer < 0) continue;
         const int rank = static_cast<int>(r);
-        if (s->kind == trace::Kind::kSend) sends_[{rank, s->args.peer, s->args.shard}].push_back(s);
-        if (s->kind == trace::Kind::kRecv) recvs_[{s->args.peer, rank, s->args.shard}].push_back(s);
+        if (s->kind == trace::Kind::kSend) sends_[{rank, s->args.peer, s->args.shard, stream(*s)}].push_back(s);
+        if (s->kind == trace::Kind::kRecv) recvs_[{s->args.peer, rank, s->args.shard, stream(*s)}].push_back(s);
       }
     }
   }
@@ -43,7 +43,7 @@ class CallIndex {
 
   // The send that put on the wire the frame `recv` (on rank `to`) took.
   const SpanRecord* matching_send(int to, const SpanRecord* recv) const {
-    const Channel key{recv->args.peer, to, recv->args.shard};
+    const Channel key{recv->args.peer, to, recv->args.shard, stream(*recv)};
     auto r = recvs_.find(key);
     auto s = sends_.find(key);
     if (r == recvs_.end() || s == sends_.end()) return nullptr;
@@ -52,14 +52,17 @@ class CallIndex {
   }
 
  private:
-  using Channel = std::tuple<int, int, int>;  // (from, to, shard): one direction of one link
+  // "send batch" pairs with "recv batch": what follows the verb names the stream.
+  static std::string stream(const SpanRecord& s) { return s.name.size() > 5 ? s.name.substr(5) : s.name; }
+
+  using Channel = std::tuple<int, int, int, std::string>;  // (from, to, shard, stream): one direction of one link
   std::vector<std::vector<const SpanRecord*>> leaves_;  // by begin
   std::map<Channel, std::vector<const SpanRecord*>> sends_, recvs_;
 };
 
 PathStep predecessor(const CallIndex& index, PathStep at, int64_t tolerance_ns) {
   const SpanRecord& s = *at.span;
-  if (s.kind == trace::Kind::kRecv && s.args.peer >= 0 && s.args.peer != at.rank) {
+  if (s.kind == trace::Kind::kRecv && s.args.peer >= 0) {
     const SpanRecord* send = index.matching_send(at.rank, &s);
     if (send && send->end_ns + tolerance_ns > s.begin_ns) return {s.args.peer, send};
   }

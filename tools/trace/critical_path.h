@@ -4,8 +4,9 @@
 //   - a receive that began before its frame was sent was waiting for the
 //     sender: the path continues at the matching send on the peer (frames of
 //     one direction of a link arrive in the order they were sent, so the k-th
-//     receive from a peer matches the peer's k-th send to this rank; spans of
-//     different omni shards are different links);
+//     receive "recv X" from a peer matches the peer's k-th send "send X" to
+//     this rank with the same shard: shards and X tell the links of one pair
+//     of ranks apart; a rank's link to itself counts too);
 //   - a wait for another lane continues at the span of this rank that ended
 //     last while it waited (preferring one with the same peer): the one that
 //     released it;
