@@ -244,7 +244,9 @@ TEST(TraceEndToEnd, EmulatedLinksGiveTheLinkLimit) {
                     results},
                    {}, 180);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& rec : read_json(results)["results"]) {
+  const json doc = read_json(results);
+  ASSERT_EQ(doc["results"].size(), 2u);
+  for (const auto& rec : doc["results"]) {
     ASSERT_TRUE(rec.contains("link_limit")) << rec["algo"];
     const double limit_us = rec["link_limit"]["limit_us"].get<double>();
     const double link_bytes = rec["link_bytes"]["sent_per_rank_max"].get<double>();
