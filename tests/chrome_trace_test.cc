@@ -139,5 +139,16 @@ TEST(LinkCounters, BytesInFlightRiseOnSendAndFallOnReceive) {
   EXPECT_EQ(seen, (std::vector<std::pair<int64_t, int64_t>>{{10, 100}, {15, 0}, {20, 50}, {30, 0}}));
 }
 
+// A receive can end before its send returns (the sender's thread was off the
+// CPU): the frame leaves the count when the send ends, never below zero.
+TEST(LinkCounters, NeverGoBelowZero) {
+  CallSpans r0{"ring", 1, 0, {span(1, "send frame", Kind::kSend, 0, 40, {.peer = 1, .bytes = 100})}};
+  CallSpans r1{"ring", 1, 0, {span(1, "recv frame", Kind::kRecv, 0, 15, {.peer = 0, .bytes = 100})}};
+  const auto samples = bytes_in_flight({&r0, &r1});
+  ASSERT_EQ(samples.size(), 1u);
+  EXPECT_EQ(samples[0].t_ns, 40);
+  EXPECT_EQ(samples[0].bytes, 0);
+}
+
 }  // namespace
 }  // namespace omnib
