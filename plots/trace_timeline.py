@@ -17,18 +17,11 @@ import argparse
 import json
 import sys
 
-EXIT_USAGE = 2
-EXIT_UNAVAILABLE = 6
+from plot_setup import EXIT_USAGE, load_matplotlib
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-except ImportError:
-    sys.stderr.write("trace_timeline: matplotlib is missing: install python3-matplotlib\n")
-    sys.exit(EXIT_UNAVAILABLE)
+load_matplotlib("trace_timeline")
+import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+from matplotlib.patches import Patch  # noqa: E402
 
 COLOURS = {
     "compute": "#d62728",

@@ -224,6 +224,25 @@ TEST(TraceEndToEnd, AnExistingTraceIsKeptWithoutForce) {
   EXPECT_TRUE(read_trace_file(path).is_ok());
 }
 
+// plots/trace_timeline.py draws one call of a trace (the picture in
+// docs/profiling.md), and refuses what is not a trace.
+TEST(TraceEndToEnd, TimelinePictureOfACall) {
+  auto run = run_traced({"--algo", "ring,omni", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.1", "-n", "2"});
+  ASSERT_EQ(run.cli.exit_code, 0);
+  const std::string script = std::string(OMNIB_SOURCE_DIR) + "/plots/trace_timeline.py";
+  const std::string png = temp_path("call.png");
+  auto r = testing::run_binary("/usr/bin/python3", {script, run.trace_path, "-o", png, "--algo", "ring", "--iter", "1"},
+                               {}, 300);
+  if (r.exit_code == 6) GTEST_SKIP() << "no matplotlib for /usr/bin/python3: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(testing::slurp(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n"));
+  auto wrong_call = testing::run_binary("/usr/bin/python3", {script, run.trace_path, "-o", png, "--iter", "9"}, {}, 300);
+  EXPECT_EQ(wrong_call.exit_code, 2);
+  EXPECT_NE(wrong_call.err.find("no traced call 9"), std::string::npos) << wrong_call.err;
+  auto not_a_trace = testing::run_binary("/usr/bin/python3", {script, script, "-o", png}, {}, 300);
+  EXPECT_EQ(not_a_trace.exit_code, 2);
+}
+
 TEST(TraceEndToEnd, SummarizeRefusesWhatIsNotATrace) {
   const std::string path = temp_path("results.json");
   std::ofstream(path) << "{\"schema_version\": 3, \"results\": []}\n";
