@@ -141,7 +141,9 @@ TEST(TraceEndToEnd, EveryAlgorithmWritesAValidTrace) {
   for (const char* n : {"send round", "receive round", "add pairs"}) EXPECT_EQ(names["allgather"].count(n), 1u) << n;
   for (const char* n : {"reduce-scatter send", "allgather receive", "wait result"})
     EXPECT_EQ(names["sparcml-split"].count(n), 1u) << n;
-  if (names.count("gloo-ring-chunked")) EXPECT_EQ(names["gloo-ring-chunked"].count("gloo allreduce"), 1u);
+  if (names.count("gloo-ring-chunked")) {
+    EXPECT_EQ(names["gloo-ring-chunked"].count("gloo allreduce"), 1u);
+  }
   // Perfetto's track names.
   const json raw = read_json(run.trace_path);
   std::set<std::string> processes;
