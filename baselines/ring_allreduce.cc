@@ -7,6 +7,7 @@
 #include "baselines/even_partition.h"
 #include "baselines/ring_schedule.h"
 #include "engine/reduce_ops.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 
@@ -58,6 +59,7 @@ Status RingAllreduce::allreduce(const TensorView& in, const TensorView& out) {
 }
 
 Status RingAllreduce::wait_received(uint64_t frames) {
+  trace::Span wait("wait step data", trace::Kind::kWait);
   std::unique_lock lock(mu_);
   if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || frames_done_ >= frames; }))
     return timeout_error("the data from rank " + std::to_string((job_.rank + job_.nodes - 1) % job_.nodes) +
@@ -70,9 +72,12 @@ Status RingAllreduce::wait_received(uint64_t frames) {
 // is what the receiver lane produced in the previous step, frame by frame.
 Status RingAllreduce::send_steps() {
   const int n = job_.nodes;
-  Connection& link = *links_.to((job_.rank + 1) % n);
+  const int right = (job_.rank + 1) % n;
+  Connection& link = *links_.to(right);
+  trace::name_thread("send");
   uint64_t prev_step_first_frame = 0;  // receiver's frame number where step g-1 began
   for (int g = 0; g < ring_steps(n); ++g) {
+    trace::Span step("send step", trace::Kind::kPhase, {.peer = right, .step = g});
     const Slice seg = even_slice(in_.count, n, ring_send_segment(job_.rank, n, g));
     const auto* base = static_cast<const uint8_t*>(g == 0 ? in_.data : out_.data);
     const size_t frames = frames_of(seg.length);
@@ -80,6 +85,7 @@ Status RingAllreduce::send_steps() {
       if (g > 0) OMNIB_RETURN_IF_ERROR(wait_received(prev_step_first_frame + f + 1));
       const size_t first = seg.begin + f * frame_elems_;
       const size_t len = std::min(frame_elems_, seg.end() - first);
+      trace::Span send("send frame", trace::Kind::kSend, {.peer = right, .step = g, .bytes = len * elem_size_});
       OMNIB_RETURN_IF_ERROR(link.send_bytes(wire::FrameType::kDense, static_cast<uint32_t>(g), seq_,
                                             base + first * elem_size_, len * elem_size_));
     }
@@ -98,14 +104,20 @@ Status RingAllreduce::receive_steps() {
   const auto* in = static_cast<const uint8_t*>(in_.data);
   auto* out = static_cast<uint8_t*>(out_.data);
   Frame frame;
+  trace::name_thread("receive");
   for (int g = 0; g < ring_steps(n); ++g) {
+    trace::Span step("receive step", trace::Kind::kPhase, {.peer = left, .step = g});
     const Slice seg = even_slice(in_.count, n, ring_recv_segment(job_.rank, n, g));
     const bool reduce = ring_step_reduces(n, g);
     const size_t frames = frames_of(seg.length);
     for (size_t f = 0; f < frames; ++f) {
       const size_t first = seg.begin + f * frame_elems_;
       const size_t len = std::min(frame_elems_, seg.end() - first);
+      trace::Span recv("recv frame", trace::Kind::kRecv, {.peer = left, .step = g});
       OMNIB_RETURN_IF_ERROR(link.recv(frame));
+      recv.set_bytes(frame.payload.size());
+      recv.end();
+      trace::Span work(reduce ? "reduce" : "copy", trace::Kind::kCompute, {.step = g, .bytes = len * elem_size_});
       const wire::FrameHeader& h = frame.header;
       if (frame.type() != wire::FrameType::kDense || h.seq != seq_ || h.tag != static_cast<uint32_t>(g) ||
           frame.payload.size() != len * elem_size_)

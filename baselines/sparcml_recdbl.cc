@@ -6,6 +6,7 @@
 
 #include "baselines/sparse_cost.h"
 #include "baselines/sparse_stream.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
@@ -90,6 +91,7 @@ Status SparcmlRecursiveDoubling::run_steps(const TensorView& in, const TensorVie
 }
 
 Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
+  trace::Span round("round", trace::Kind::kPhase, {.peer = peer, .step = static_cast<int32_t>(tag - kTagRound0)});
   Connection& link = *links_.to(peer);
   // Both sides send at once: the sender lane and the receiver lane overlap,
   // so neither blocks on a full socket buffer.
@@ -99,6 +101,7 @@ Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
   };
   std::function<void()> on_failure = [this] { links_.abort_all(); };
   OMNIB_RETURN_IF_ERROR(lanes_->run(body, on_failure));
+  trace::Span merge("merge", trace::Kind::kCompute, {.peer = peer});
   merge_into(dtype_, acc_, partner_, scratch_);
   return Status::ok();
 }

@@ -5,6 +5,7 @@
 #include "baselines/even_partition.h"
 #include "baselines/sparse_cost.h"
 #include "baselines/sparse_stream.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
@@ -59,9 +60,11 @@ Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
     return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
   // This rank's own contribution to its slice starts the sum.
   const Slice mine = even_slice(in.count, job_.nodes, job_.rank);
+  trace::Span own("copy own slice", trace::Kind::kCompute);
   if (out.data != in.data)
     std::memcpy(out.as<uint8_t>() + mine.begin * elem_size_, in.as<const uint8_t>() + mine.begin * elem_size_,
                 mine.length * elem_size_);
+  own.end();
   if (peers_.empty()) return Status::ok();
   ++seq_;
   in_ = in;
@@ -83,6 +86,7 @@ Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
 
 void SparcmlSplit::contribution_done() {
   if (++contributions_ < peers_.size()) return;
+  trace::Span extract("extract result", trace::Kind::kCompute);
   const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
   result_ = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
   result_ready_ = true;
@@ -90,6 +94,7 @@ void SparcmlSplit::contribution_done() {
 }
 
 Status SparcmlSplit::wait_for_result() {
+  trace::Span wait("wait result", trace::Kind::kWait);
   std::unique_lock lock(mu_);
   // The timeout bounds a wait without progress, not the whole reduction.
   while (!aborted_ && !result_ready_) {
@@ -108,12 +113,18 @@ Status SparcmlSplit::send_to(size_t peer_index) {
   const int peer = peers_[peer_index];
   Connection& link = *links_.to(peer);
   const Slice theirs = even_slice(in_.count, job_.nodes, peer);
+  trace::name_thread("send to", peer);
+  trace::Span phase("reduce-scatter send", trace::Kind::kPhase, {.peer = peer, .step = 0});
+  trace::Span extract("extract", trace::Kind::kCompute, {.peer = peer});
   // Reads the input only in the peer's slice; nothing writes there until the
   // peer has everything this lane sends.
   const VectorView piece =
       extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_, piece_scratch_[peer_index]);
+  extract.end();
   OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduceScatter, seq_, piece));
+  phase.end();
   OMNIB_RETURN_IF_ERROR(wait_for_result());
+  trace::Span allgather("allgather send", trace::Kind::kPhase, {.peer = peer, .step = 1});
   return send_vector(link, kTagAllgather, seq_, result_);
 }
 
@@ -123,6 +134,8 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
   const int peer = peers_[peer_index];
   Connection& link = *links_.to(peer);
   const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
+  trace::name_thread("receive from", peer);
+  trace::Span phase("reduce-scatter receive", trace::Kind::kPhase, {.peer = peer, .step = 0});
   auto sum_into_mine = [&](const Chunk& c) {
     std::lock_guard lock(mu_);  // every receiver lane sums into the same slice
     add_view_into(dtype_, c.view(), out_.data);
@@ -135,6 +148,8 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
     std::lock_guard lock(mu_);
     contribution_done();
   }
+  phase.end();
+  trace::Span allgather("allgather receive", trace::Kind::kPhase, {.peer = peer, .step = 1});
 
   const Slice theirs = even_slice(out_.count, job_.nodes, peer);
   auto* out = out_.as<uint8_t>();

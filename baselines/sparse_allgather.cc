@@ -4,6 +4,7 @@
 
 #include "baselines/sparse_cost.h"
 #include "baselines/sparse_stream.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 
@@ -44,10 +45,12 @@ Status SparseAllgather::allreduce(const TensorView& in, const TensorView& out) {
     return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
   ++seq_;
   out_ = out;
+  trace::Span own("add own pairs", trace::Kind::kCompute);
   // Extract before zeroing: out may be the input itself.
   extract_pairs(in.data, dtype_size(in.dtype), 0, in.count, mine_);
   std::memset(out.data, 0, out.bytes());
   add_view_into(dtype_, mine_.view(), out.data);
+  own.end();
   if (job_.nodes == 1) return Status::ok();
   {
     std::lock_guard lock(mu_);
@@ -67,12 +70,18 @@ Status SparseAllgather::send_steps() {
   const int n = job_.nodes;
   const int right = (job_.rank + 1) % n;
   Connection& link = *links_.to(right);
-  OMNIB_RETURN_IF_ERROR(send_vector(link, static_cast<uint32_t>(job_.rank), seq_, mine_.view()));
+  trace::name_thread("send");
+  {
+    trace::Span round("send round", trace::Kind::kPhase, {.peer = right, .step = 0});
+    OMNIB_RETURN_IF_ERROR(send_vector(link, static_cast<uint32_t>(job_.rank), seq_, mine_.view()));
+  }
   for (int s = 1; s < n - 1; ++s) {
+    trace::Span round("send round", trace::Kind::kPhase, {.peer = right, .step = s});
     const auto origin = static_cast<uint32_t>(origin_of_step(s - 1));
     for (size_t i = 0;; ++i) {
       const UninitBytes* payload = nullptr;
       {
+        trace::Span wait("wait round data", trace::Kind::kWait, {.step = s});
         std::unique_lock lock(mu_);
         StepFrames& step = steps_[static_cast<size_t>(s - 1)];
         if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || step.payloads.size() > i || step.complete; }))
@@ -82,6 +91,7 @@ Status SparseAllgather::send_steps() {
         if (i == step.payloads.size()) break;  // complete, everything forwarded
         payload = &step.payloads[i];           // deque elements stay put while it grows
       }
+      trace::Span send("send frame", trace::Kind::kSend, {.peer = right, .step = s, .bytes = payload->size()});
       OMNIB_RETURN_IF_ERROR(link.send_bytes(wire::FrameType::kSparse, origin, seq_, payload->data(), payload->size()));
     }
   }
@@ -96,13 +106,19 @@ Status SparseAllgather::receive_steps() {
   Connection& link = *links_.to(left);
   Frame frame;
   Chunk chunk;
+  trace::name_thread("receive");
   for (int s = 0; s < n - 1; ++s) {
+    trace::Span round("receive round", trace::Kind::kPhase, {.peer = left, .step = s});
     const auto origin = static_cast<uint32_t>(origin_of_step(s));
     const bool forward = s < n - 2;
     ChunkReader reader(0, out_.count, dtype_size(dtype_), origin, seq_, left,
                        "allgather pairs of rank " + std::to_string(origin));
     while (!reader.done()) {
+      trace::Span recv("recv frame", trace::Kind::kRecv, {.peer = left, .step = s});
       OMNIB_RETURN_IF_ERROR(link.recv(frame));
+      recv.set_bytes(frame.payload.size());
+      recv.end();
+      trace::Span work("add pairs", trace::Kind::kCompute, {.step = s});
       OMNIB_RETURN_IF_ERROR(reader.next(frame, chunk));
       add_view_into(dtype_, chunk.view(), out_.data);
       if (!forward) continue;

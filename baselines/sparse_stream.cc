@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/trace/trace.h"
+
 namespace omnib {
 
 size_t chunk_capacity(bool dense, size_t elem_size) {
@@ -24,6 +26,8 @@ Status send_vector(Connection& link, uint32_t tag, uint64_t seq, const VectorVie
     parts[count++] = {&h, sizeof(h)};
     if (n > 0 && !v.dense) parts[count++] = {const_cast<uint32_t*>(v.indices + pos), n * kIndexBytes};
     if (n > 0) parts[count++] = {const_cast<uint8_t*>(v.values + pos * elem), n * elem};
+    trace::Span send("send frame", trace::Kind::kSend, {.peer = link.peer_rank(), .step = static_cast<int32_t>(tag)});
+    send.set_bytes_of(std::span<const iovec>(parts, count));
     OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kSparse, tag, seq, std::span<const iovec>(parts, count)));
     pos += n;
   } while (pos < total);
@@ -109,7 +113,11 @@ Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t beg
   Frame frame;
   Chunk chunk;
   while (!reader.done()) {
+    trace::Span recv("recv frame", trace::Kind::kRecv, {.peer = link.peer_rank(), .step = static_cast<int32_t>(tag)});
     OMNIB_RETURN_IF_ERROR(link.recv(frame));
+    recv.set_bytes(frame.payload.size());
+    recv.end();
+    trace::Span work("add chunk", trace::Kind::kCompute, {.step = static_cast<int32_t>(tag)});
     OMNIB_RETURN_IF_ERROR(reader.next(frame, chunk));
     apply(chunk);
   }

@@ -33,19 +33,11 @@ import re
 import sys
 import textwrap
 
-EXIT_USAGE = 2
-EXIT_UNAVAILABLE = 6
+from plot_setup import EXIT_USAGE, load_matplotlib
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-except ImportError:
-    sys.stderr.write("omni_plot: matplotlib is missing: install python3-matplotlib "
-                     "(apt-get install python3-matplotlib) or pip install matplotlib\n")
-    sys.exit(EXIT_UNAVAILABLE)
+load_matplotlib("omni_plot")
+import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
 
 # Fields that identify a configuration: read from the files ("identity_fields",
 # written from the one list in tools/config/run_config.cc) by load_records().

@@ -5,6 +5,7 @@
 
 #include "tests/cli_runner.h"
 #include "tools/device_tensors.h"
+#include "tools/report/result_record.h"
 
 namespace omnib {
 namespace {
@@ -50,7 +51,11 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"series_that_stalls", {"-b", "4", "-e", "64", "-f", "1.1"}, "does not advance"},
                       BadArgs{"timeout_that_overflows", {"-T", "2147484"}, "-T/--timeout must be between 1 and"},
                       BadArgs{"repeat_zero", {"--repeat", "0"}, "--repeat"},
-                      BadArgs{"algorithm_twice", {"--algo", "omni,ring,omni"}, "names 'omni' twice"}),
+                      BadArgs{"algorithm_twice", {"--algo", "omni,ring,omni"}, "names 'omni' twice"},
+                      BadArgs{"trace_iters_alone", {"--trace-iters", "2"}, "--trace or --profile"},
+                      BadArgs{"trace_iters_negative", {"--profile", "--trace-iters", "-1"}, "--trace-iters must be"},
+                      BadArgs{"trace_buffer_tiny", {"--profile", "--trace-buffer", "1"}, "--trace-buffer must be"},
+                      BadArgs{"trace_is_the_results", {"--trace", "same.json", "-J", "same.json"}, "same file"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CliFiles, ExistingJsonIsNotOverwritten) {
@@ -62,7 +67,7 @@ TEST(CliFiles, ExistingJsonIsNotOverwritten) {
   EXPECT_EQ(testing::read_json(path)["keep"], true);
   auto forced = run_cli({"allreduce", "--nodes", "1", "-b", "4K", "-e", "4K", "-n", "1", "-w", "0", "-J", path, "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
-  EXPECT_EQ(testing::read_json(path)["schema_version"], 2);
+  EXPECT_EQ(testing::read_json(path)["schema_version"], kSchemaVersion);
 }
 
 TEST(CliLaunch, ExternalLauncherWithoutRendezvousFailsLoudly) {

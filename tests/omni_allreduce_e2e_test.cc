@@ -4,6 +4,7 @@
 
 #include "tests/cli_runner.h"
 #include "tests/e2e_fixture.h"
+#include "tools/report/result_record.h"
 
 namespace omnib {
 namespace {
@@ -85,7 +86,7 @@ TEST(OmniReport, TableAndJsonCarryTheRequiredFields) {
   EXPECT_NE(r.out.find("wire/rank"), std::string::npos);
   EXPECT_NE(r.out.find("Out of bounds values : 0 OK"), std::string::npos);
   auto doc = read_json(json);
-  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["schema_version"], kSchemaVersion);
   for (const char* k : {"version", "git_revision", "hosts", "ranks", "backends"})
     EXPECT_TRUE(doc["environment"].contains(k)) << k;
   EXPECT_TRUE(doc["identity_fields"].is_array());

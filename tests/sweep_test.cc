@@ -87,6 +87,21 @@ TEST(SweepPlan, APointAllreduceWouldRefuseStopsTheSweepUpFront) {
   EXPECT_NE(points.status().message().find("density 2"), std::string::npos) << points.status().message();
 }
 
+TEST(SweepPlan, TraceFilesAreForSingleRunsButProfilesPassThrough) {
+  SweepLists l;
+  l.size_args = {"--sizes", "1K"};
+  l.passthrough = {"--trace", "t.json"};
+  auto points = expand_sweep(l);
+  ASSERT_FALSE(points.is_ok());
+  EXPECT_EQ(points.status().code(), Code::kUsage);
+  EXPECT_NE(points.status().message().find("allreduce --trace"), std::string::npos) << points.status().message();
+  l.passthrough = {"--profile"};
+  auto profiled = expand_ok(l);
+  ASSERT_EQ(profiled.size(), 1u);
+  EXPECT_TRUE(profiled[0].plan.trace.profile);
+  EXPECT_TRUE(has(profiled[0].allreduce_args("part.json"), "--profile"));
+}
+
 TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
   SweepLists l;
   l.densities = {"0.1", "0.5"};

@@ -11,6 +11,7 @@
 #include "tools/net/emulated_launch.h"
 #include "tools/report/atomic_file.h"
 #include "tools/report/json_reporter.h"
+#include "tools/report/profile_reporter.h"
 #include "tools/report/table_reporter.h"
 #include "tools/run_plan.h"
 
@@ -53,8 +54,9 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
 
   if (!is_rank) {
     // The launcher checks what would otherwise fail in every rank.
-    if (!plan.json_path.empty()) {
-      Status s = refuse_to_overwrite(plan.json_path, plan.force, "--force to replace it");
+    for (const std::string& path : {plan.json_path, plan.trace.trace_path}) {
+      if (path.empty()) continue;
+      Status s = refuse_to_overwrite(path, plan.force, "--force to replace it");
       if (!s.is_ok()) return usage_failure(s);
     }
     LocalLaunchPlan local;
@@ -69,15 +71,15 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (env.rank == 0) {
     reporters.push_back(std::make_unique<TableReporter>(stdout));
-    if (!plan.json_path.empty()) {
-      // Under our own launcher the parent already checked (and the file may
-      // now be ours); under an external launcher rank 0 checks.
-      if (!launched_by_us) {
-        Status s = refuse_to_overwrite(plan.json_path, plan.force, "--force to replace it");
-        if (!s.is_ok()) return usage_failure(s);
-      }
-      reporters.push_back(std::make_unique<JsonReporter>(plan.json_path));
+    if (plan.trace.profile) reporters.push_back(std::make_unique<ProfileReporter>(stdout));
+    // Under our own launcher the parent already checked (and the files may
+    // now be ours); under an external launcher rank 0 checks.
+    for (const std::string& path : {plan.json_path, plan.trace.trace_path}) {
+      if (path.empty() || launched_by_us) continue;
+      Status s = refuse_to_overwrite(path, plan.force, "--force to replace it");
+      if (!s.is_ok()) return usage_failure(s);
     }
+    if (!plan.json_path.empty()) reporters.push_back(std::make_unique<JsonReporter>(plan.json_path));
   }
   std::vector<std::string> shown = argv;
   shown[0] = "omni-bench";

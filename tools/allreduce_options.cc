@@ -41,7 +41,7 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("-T,--timeout", o.timeout_s, "seconds any single network wait may take before the run fails")
       ->capture_default_str();
   cmd.add_option("-J,--json", o.json_path, "write results as JSON to this file (docs/json-schema.md)");
-  cmd.add_flag("--force", o.force, "replace the -J file if it exists");
+  cmd.add_flag("--force", o.force, "replace the -J and --trace files if they exist");
   cmd.add_flag("--inplace", o.inplace, "reduce in place (output buffer = input buffer)");
   auto* density = cmd.add_option("--density", o.density, "fraction of non-zero elements per rank, in [0,1]")
                       ->capture_default_str();
@@ -63,6 +63,17 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("--device", o.device_text, "where tensors live: cpu or cuda")->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);
+  cmd.add_flag("--profile", o.trace.profile,
+               "per algorithm, where the slowest rank's time goes (compute, send, wait, barrier), CPU per wire "
+               "byte and, under --net emulate, the link limit: a block under the table and in the JSON");
+  cmd.add_option("--trace", o.trace.trace_path,
+                 "write a Chrome trace-event file of every rank's spans (open it in Perfetto; docs/profiling.md)");
+  cmd.add_option("--trace-iters", o.trace.trace_iters,
+                 "trace only the first K timed calls of each algorithm and size (0: all)")
+      ->capture_default_str();
+  cmd.add_option("--trace-buffer", o.trace.events_per_thread,
+                 "spans each thread can hold per call; more are dropped and counted")
+      ->capture_default_str();
   cmd.callback([&o, nodes, density, min_bytes, max_bytes, size_list] {
     o.nodes_given = nodes->count() > 0;
     o.density_given = density->count() > 0;

@@ -14,6 +14,7 @@
 #include "tools/config/comma_list.h"
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"
+#include "tools/trace/trace_options.h"
 
 namespace omnib {
 
@@ -56,6 +57,7 @@ struct AllreduceOptions {
   std::string device_text = "cpu";
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
+  TraceOptions trace;           // --profile, --trace, --trace-iters, --trace-buffer
 
   // Which options were on the command line (set by the CLI binding).
   bool nodes_given = false;

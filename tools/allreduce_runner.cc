@@ -21,6 +21,8 @@
 #include "tools/rank_rendezvous.h"
 #include "tools/report/table_reporter.h"
 #include "tools/threshold_check.h"
+#include "tools/trace/trace_collector.h"
+#include "tools/trace/trace_file.h"
 
 namespace omnib {
 namespace {
@@ -73,6 +75,7 @@ class RankRun {
     signal(SIGPIPE, SIG_IGN);
     Status s = rendezvous();
     if (s.is_ok()) s = set_up_algorithms();
+    if (s.is_ok()) s = start_tracing();
     if (s.is_ok()) s = begin_reports();
     if (s.is_ok()) s = measure_all_sizes();
     if (s.is_ok() && job_.rank == 0)
@@ -87,6 +90,9 @@ class RankRun {
     links_.reset();
     if (!s.is_ok()) return fail(job_.rank, s);
     // Rank 0 alone holds the results; wrong results outrank missed thresholds.
+    if (trace_file_ && trace_file_->dropped_events() > 0)
+      std::fprintf(stderr, "omni-bench: %s lacks %llu spans that full buffers dropped: raise --trace-buffer\n",
+                   trace_file_->path().c_str(), static_cast<unsigned long long>(trace_file_->dropped_events()));
     const int threshold_code = job_.rank == 0 ? thresholds_.report(stdout) : 0;
     return any_wrong_ ? exit_code(Code::kWrongResult) : threshold_code;
   }
@@ -183,6 +189,16 @@ class RankRun {
       out.push_back(std::move(reasons));
     }
     return out;
+  }
+
+  // --profile, --trace: every rank at the same point, once the links are up.
+  Status start_tracing() {
+    OMNIB_RETURN_IF_ERROR(
+        tracer_.start(*links_, job_.rank, job_.world(), job_.is_worker(), hosts_[static_cast<size_t>(job_.rank)]));
+    if (job_.rank == 0 && !plan_.trace.trace_path.empty())
+      trace_file_ = std::make_unique<TraceFile>(
+          plan_.trace.trace_path, json{{"command_line", command_line_}, {"configuration", plan_.describe()}});
+    return Status::ok();
   }
 
   Status begin_reports() {
@@ -285,9 +301,12 @@ class RankRun {
           if (!s.collective) continue;
           // The first call of the first algorithm finds the inputs fresh.
           if (call > 0 || a > 0 || !plan_.base.inplace) OMNIB_RETURN_IF_ERROR(before_call(t, workload));
+          const uint64_t timed_call = timed ? static_cast<uint64_t>(run * plan_.iters + round - plan_.warmup) : 0;
+          const auto barrier_begin = tracer_.before_call(timed, timed_call);
           OMNIB_RETURN_IF_ERROR(store_barrier(
               *store_, cfg + "/" + std::to_string(run) + "/" + std::to_string(round) + "/" + std::to_string(a),
               job_.world()));
+          const auto barrier_end = Clock::now();
           // Every rank is past the previous call: its bytes have left the queues.
           if (link_meter_)
             OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
@@ -298,6 +317,8 @@ class RankRun {
           const auto t1 = Clock::now();
           const CpuTime cpu1 = process_cpu_time();
           if (!st.is_ok()) return st.with_context(s.info->name + ": ");
+          OMNIB_RETURN_IF_ERROR(tracer_.after_call(
+              {s.info->name, config.size_bytes, timed, timed_call, barrier_begin, barrier_end, t0, t1}, s.samples));
           if (timed) {
             s.samples.times_us[static_cast<size_t>(run)].push_back(
                 std::chrono::duration<double, std::micro>(t1 - t0).count());
@@ -317,6 +338,9 @@ class RankRun {
       OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(std::nullopt));
       for (size_t a = 0; a < slots_.size(); ++a) slots_[a].samples.link_bytes = link_meter_->sent(a);
     }
+    if (!plan_.trace.trace_path.empty())
+      OMNIB_RETURN_IF_ERROR(
+          collect_configuration_trace(*store_, cfg + "/trace", job_.rank, job_.world(), tracer_, trace_file_.get()));
     return report_size(cfg, config, stats);
   }
 
@@ -404,6 +428,8 @@ class RankRun {
   bool any_wrong_ = false;
   double barrier_latency_us_ = 0;  // median of a few start-up store barriers, this rank's
   ThresholdCheck thresholds_{plan_.thresholds};
+  TraceCollector tracer_{plan_.trace};
+  std::unique_ptr<TraceFile> trace_file_;  // rank 0, --trace
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
 #include "tools/sweep/sweep_command.h"
+#include "tools/trace/trace_command.h"
 
 namespace omnib {
 namespace {
@@ -72,6 +73,9 @@ int run_command_line(int argc, char** argv) {
   NetCommandOptions net;
   auto* net_cmd = add_net_command(app, net);
 
+  TraceCommandOptions trace;
+  auto* trace_cmd = add_trace_command(app, trace);
+
   PlotOptions plot;
   auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
   bind_plot_options(*plot_cmd, plot);
@@ -99,6 +103,7 @@ int run_command_line(int argc, char** argv) {
   if (*net_cmd) return run_net_command(net);
   if (*compare_cmd) return run_compare_command(compare);
   if (*plot_cmd) return run_plot_command(plot);
+  if (*trace_cmd) return run_trace_command(trace);
   return exit_code(Code::kUsage);
 }
 

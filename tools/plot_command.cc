@@ -52,7 +52,7 @@ std::string find_script() {
   return std::string(OMNIB_PLOTS_DIR) + "/" + kScript;
 }
 
-// One schema 2 document holding the records of every input, whatever their
+// One document of the current schema holding the records of every input, whatever their
 // schema (older files load with the fields they lack at their defaults), so
 // that the script reads the identity fields from the file alone.
 Result<std::string> write_combined(const std::vector<std::string>& inputs) {

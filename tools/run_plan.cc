@@ -42,6 +42,22 @@ Status check_counts(const AllreduceOptions& o) {
   return Status::ok();
 }
 
+constexpr size_t kMinTraceBuffer = 16;
+constexpr size_t kMaxTraceBuffer = size_t{1} << 24;
+
+Status check_trace(const AllreduceOptions& o) {
+  const TraceOptions& t = o.trace;
+  if (t.trace_iters < 0) return usage_error("--trace-iters must be 0 (every timed call) or more");
+  if (t.trace_iters > 0 && !t.active())
+    return usage_error("--trace-iters limits what --trace or --profile records: add one of them");
+  if (t.events_per_thread < kMinTraceBuffer || t.events_per_thread > kMaxTraceBuffer)
+    return usage_error("--trace-buffer must be between " + std::to_string(kMinTraceBuffer) + " and " +
+                       std::to_string(kMaxTraceBuffer) + " spans");
+  if (!t.trace_path.empty() && t.trace_path == o.json_path)
+    return usage_error("--trace and -J name the same file: give the trace a file of its own");
+  return Status::ok();
+}
+
 Result<std::vector<std::string>> check_algos(const AllreduceOptions& o, DeviceKind device) {
   if (o.algo_text.empty()) return default_algos(device);
   std::vector<std::string> algos = split_list(o.algo_text);
@@ -133,11 +149,17 @@ nlohmann::json RunPlan::describe() const {
   j["repeat"] = repeat;
   j["check"] = check;
   j["timeout_s"] = timeout_s;
+  if (trace.active())
+    j["profiling"] = {{"profile", trace.profile},
+                      {"trace", trace.trace_path},
+                      {"trace_iters", trace.trace_iters},
+                      {"trace_buffer", trace.events_per_thread}};
   return j;
 }
 
 Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::optional<int> launched_world) {
   OMNIB_RETURN_IF_ERROR(check_counts(o));
+  OMNIB_RETURN_IF_ERROR(check_trace(o));
   RunPlan plan;
   plan.iters = o.iters;
   plan.warmup = o.warmup;
@@ -147,6 +169,7 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
   plan.json_path = o.json_path;
   plan.force = o.force;
   plan.thresholds = o.thresholds;
+  plan.trace = o.trace;
 
   RunConfig& c = plan.base;
   auto dt = parse_dtype(o.dtype_text);

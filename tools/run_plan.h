@@ -38,6 +38,7 @@ struct RunPlan {
   ThresholdOptions thresholds;
   bool emulate = false;
   LinkShape link;  // emulate only
+  TraceOptions trace;
 
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(int64_t{timeout_s} * 1000); }
   int world() const { return base.nodes + base.aggregators; }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "baselines/gloo/gloo_context.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 
@@ -78,8 +79,11 @@ Status GlooCollective::allreduce(const TensorView& in, const TensorView& out) {
     return usage_error("Gloo reduces host memory here: run with --device cpu");
   if (out.count == 0) return Status::ok();
   copied_in_ = in.data != out.data;
+  trace::Span copy("copy input", trace::Kind::kCompute);
   if (copied_in_) std::memcpy(out.data, in.data, in.bytes());
+  copy.end();
   OMNIB_RETURN_IF_ERROR(bind(out));
+  trace::Span call("gloo allreduce", trace::Kind::kBackend, {.bytes = out.bytes()});
   return run_gloo_guarded("Gloo allreduce", [&] { algorithm_->run(); });
 }
 

@@ -8,6 +8,7 @@
 
 #include "baselines/nccl/nccl_catalog.h"
 #include "cuda/cuda_status.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
@@ -184,6 +185,7 @@ Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
   if (out.count == 0) return Status::ok();
 
   OMNIB_CUDA_TRY(cudaSetDevice(gpu_));
+  trace::Span call("nccl allreduce", trace::Kind::kBackend, {.bytes = out.bytes()});
   staged_ = out.device == DeviceKind::kCpu;
   if (!staged_) {
     OMNIB_NCCL_TRY(ncclAllReduce(in.data, out.data, out.count, *type, ncclSum, comm_, stream_));

@@ -6,6 +6,7 @@
 
 #include "engine/omni/device_block_io.h"
 #include "engine/omni/host_block_io.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
@@ -110,11 +111,15 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 
 // Worker side: stream this worker's non-zero blocks of `shard` in index order.
 Status OmniCollective::send_shard(int shard) {
+  trace::name_thread("send to shard", shard);
   Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
+  trace::Span scan("scan", trace::Kind::kCompute, {.shard = shard});
   auto staged = io_->stage(shard, range, options_.dense);
   if (!staged.is_ok()) return staged.status();
   const std::span<const uint64_t> indices = staged.value();
+  scan.set_blocks(indices.size());
+  scan.end();
   const size_t per_frame = blocks_per_frame();
   std::vector<iovec>& iov = send_iov_[static_cast<size_t>(shard)];
   size_t pos = 0;
@@ -124,6 +129,8 @@ Status OmniCollective::send_shard(int shard) {
                        pos + n < indices.size() ? indices[pos + n] : kEndOfStream};
     batch_prefix_iovecs(header, indices.subspan(pos, n), iov);
     io_->value_iovecs(shard, pos, n, iov);
+    trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(shard), .shard = shard, .blocks = n});
+    send.set_bytes_of(iov);
     OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kBlocks, 0, seq_, iov));
     pos += n;
   } while (pos < indices.size());
@@ -135,11 +142,17 @@ Status OmniCollective::receive_shard(int shard) {
   Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
   ReceiveScratch& scratch = receive_scratch_[static_cast<size_t>(shard)];
+  trace::name_thread("receive from shard", shard);
   OMNIB_RETURN_IF_ERROR(io_->begin_receive(shard, range));
   while (true) {
+    trace::Span recv("recv result", trace::Kind::kRecv, {.peer = shard_rank(shard), .shard = shard});
     OMNIB_RETURN_IF_ERROR(link.recv(scratch.frame));
+    recv.set_bytes(scratch.frame.payload.size());
+    recv.end();
+    trace::Span scatter("scatter", trace::Kind::kCompute, {.shard = shard});
     OMNIB_RETURN_IF_ERROR(expect_frame(scratch.frame, wire::FrameType::kResult, seq_, link.peer_rank()));
     OMNIB_RETURN_IF_ERROR(decode_batch(scratch.frame.payload, layout_, elem_size_, range, scratch.view));
+    scatter.set_blocks(scratch.view.count);
     OMNIB_RETURN_IF_ERROR(io_->store(shard, scratch.view));
     if (scratch.view.next == kEndOfStream) return io_->finish_receive(shard, range);
   }
@@ -151,15 +164,20 @@ Status OmniCollective::read_worker(int worker) {
   const int shard = my_shard();
   Connection& link = *links_.acceptor_end[link_id(worker, shard)];
   const BlockRange range = layout_.shard_range(shard, shards());
+  trace::name_thread("read from worker", worker);
   while (true) {
     Frame frame;
     {
+      trace::Span wait("wait window", trace::Kind::kWait, {.peer = worker, .shard = shard});
       std::unique_lock lock(shard_mu_);
       window_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->queued(worker) < options_.window_frames; });
       if (shard_aborted_) return unavailable_error("aborted");
       frame = aggregator_->take_spare_frame();
     }
+    trace::Span recv("recv batch", trace::Kind::kRecv, {.peer = worker, .shard = shard});
     OMNIB_RETURN_IF_ERROR(link.recv(frame));
+    recv.set_bytes(frame.payload.size());
+    recv.end();
     OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, worker));
     BatchView view;
     OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, range, view));
@@ -181,6 +199,7 @@ Status OmniCollective::aggregate() {
   batch.clear();
   std::vector<iovec>& iov = result_iov_;
   const size_t per_frame = blocks_per_frame();
+  trace::name_thread("aggregate shard", shard);
   auto flush = [&](uint64_t next) -> Status {
     BatchHeader header{static_cast<uint32_t>(batch.indices.size()), 0, next};
     iov.clear();
@@ -189,8 +208,11 @@ Status OmniCollective::aggregate() {
       iov.push_back({batch.indices.data(), batch.indices.size() * sizeof(uint64_t)});
       iov.push_back({batch.values.data(), batch.values.size()});
     }
-    for (int w = 0; w < job_.nodes; ++w)
+    for (int w = 0; w < job_.nodes; ++w) {
+      trace::Span send("send result", trace::Kind::kSend, {.peer = w, .shard = shard, .blocks = batch.indices.size()});
+      send.set_bytes_of(iov);
       OMNIB_RETURN_IF_ERROR(links_.acceptor_end[link_id(w, shard)]->send(wire::FrameType::kResult, 0, seq_, iov));
+    }
     batch.clear();
     return Status::ok();
   };
@@ -204,11 +226,14 @@ Status OmniCollective::aggregate() {
       while (true) {
         if (shard_aborted_) return unavailable_error("aborted");
         const uint64_t consumed = aggregator_->consumed();
+        trace::Span reduce("reduce", trace::Kind::kCompute, {.shard = shard});
         progress = aggregator_->advance(batch, per_frame, &waiting_on);
+        reduce.end();
         if (aggregator_->consumed() != consumed) window_cv_.notify_all();  // window space freed
         // kNeedInput leaves the batch empty: what was done went out at the boundary.
         if (progress != ShardAggregator::Progress::kNeedInput) break;
         const uint64_t before = aggregator_->pushes();
+        trace::Span wait("wait block", trace::Kind::kWait, {.peer = waiting_on, .shard = shard});
         input_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
       }
       next = aggregator_->global_next();

@@ -38,7 +38,9 @@ json RankSamples::to_json() const {
               {"wrong", wrong_calls},
               {"checked", calls_checked},
               {"wire", wire ? counters_json(*wire) : json(nullptr)},
-              {"link", link_bytes ? json(*link_bytes) : json(nullptr)}};
+              {"link", link_bytes ? json(*link_bytes) : json(nullptr)},
+              {"prof", call_profiles_to_json(profile)},
+              {"dropped", dropped_events}};
 }
 
 Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
@@ -83,6 +85,12 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     OMNIB_RETURN_IF_ERROR(read_field(j, "link", link));
     s.link_bytes = link;
   }
+  if (j.contains("prof")) {
+    auto profile = call_profiles_from_json(j["prof"], static_cast<uint64_t>(runs) * static_cast<uint64_t>(iters));
+    if (!profile.is_ok()) return profile.status();
+    s.profile = profile.take();
+  }
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "dropped", s.dropped_events));
   return s;
 }
 
@@ -169,6 +177,23 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
   if (!wrong_by_call.empty()) out.first_wrong_call = wrong_by_call.begin()->first;
   if (f.checked) out.correct = out.wrong_calls == 0;
   else out.correct.reset();
+
+  out.link_limit.reset();
+  if (out.link_sent_per_rank_max && f.config.link_rate_bps > 0 && out.time_us.median > 0) {
+    LinkLimit limit;
+    limit.limit_us = *out.link_sent_per_rank_max * 8 / static_cast<double>(f.config.link_rate_bps) * 1e6;
+    limit.of_limit = limit.limit_us / out.time_us.median;
+    out.link_limit = limit;
+  }
+  std::vector<std::vector<CallProfile>> workers;
+  uint64_t dropped = 0;
+  bool traced = false;
+  for (size_t rank = 0; rank < ranks.size(); ++rank) {
+    dropped += ranks[rank].dropped_events;
+    traced |= !ranks[rank].profile.empty();
+    if (static_cast<int>(rank) < f.nodes) workers.push_back(ranks[rank].profile);
+  }
+  out.profile = traced ? summarize_profile(workers, dropped) : std::nullopt;
 }
 
 }  // namespace omnib

@@ -16,6 +16,7 @@
 #include "engine/transport/connection.h"
 #include "tools/measure/cpu_time.h"
 #include "tools/report/result_record.h"
+#include "tools/trace/profile_summary.h"
 
 namespace omnib {
 
@@ -26,6 +27,8 @@ struct RankSamples {
   uint64_t calls_checked = 0;
   std::optional<ByteCounters> wire;    // over every timed call; nullopt when the backend cannot count
   std::optional<uint64_t> link_bytes;  // emulated link bytes over the timed calls
+  std::vector<CallProfile> profile;    // --profile: the traced timed calls
+  uint64_t dropped_events = 0;         // --profile, --trace: spans lost to full buffers
 
   // Starts empty samples for `runs` runs.
   explicit RankSamples(int runs = 0) : times_us(static_cast<size_t>(runs)), cpu(static_cast<size_t>(runs)) {}
@@ -48,7 +51,9 @@ struct RecordFrame {
 
 // Combines every rank's samples (index = rank) into the record's outcome:
 // per-iteration time is the slowest worker's, wire bytes and CPU are summed
-// and maximised over ranks, wrong calls are the union over ranks.
+// and maximised over ranks, wrong calls are the union over ranks; the
+// profile charges each traced call to its slowest worker; an emulated run
+// gets its link limit.
 void combine_rank_samples(const RecordFrame& frame, const std::vector<RankSamples>& ranks, ResultRecord& out);
 
 }  // namespace omnib

@@ -82,6 +82,49 @@ Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
   return Status::ok();
 }
 
+json link_limit_json(const std::optional<LinkLimit>& l) {
+  if (!l) return nullptr;
+  return json{{"limit_us", l->limit_us}, {"of_limit", l->of_limit}};
+}
+
+Status read_link_limit(const json& j, std::optional<LinkLimit>& out) {
+  if (!j.contains("link_limit") || j["link_limit"].is_null()) return Status::ok();
+  LinkLimit l;
+  OMNIB_RETURN_IF_ERROR(read_field(j["link_limit"], "limit_us", l.limit_us).with_context("link_limit: "));
+  OMNIB_RETURN_IF_ERROR(read_field(j["link_limit"], "of_limit", l.of_limit).with_context("link_limit: "));
+  out = l;
+  return Status::ok();
+}
+
+json profile_json(const std::optional<ProfileSummary>& p) {
+  if (!p) return nullptr;
+  json shares = json::object();
+  for (const auto& [name, field] : profile_shares()) shares[name] = (*p).*field;
+  return json{{"calls", p->calls},
+              {"call_us", p->call_us},
+              {"barrier_us", p->barrier_us},
+              {"shares", shares},
+              {"slowest_rank", p->slowest_rank},
+              {"dropped_events", p->dropped_events}};
+}
+
+Status read_profile(const json& j, std::optional<ProfileSummary>& out) {
+  if (!j.contains("profile") || j["profile"].is_null()) return Status::ok();
+  const json& p = j["profile"];
+  ProfileSummary s;
+  OMNIB_RETURN_IF_ERROR(read_field(p, "calls", s.calls).with_context("profile: "));
+  OMNIB_RETURN_IF_ERROR(read_field(p, "call_us", s.call_us).with_context("profile: "));
+  OMNIB_RETURN_IF_ERROR(read_field(p, "barrier_us", s.barrier_us).with_context("profile: "));
+  OMNIB_RETURN_IF_ERROR(read_field(p, "slowest_rank", s.slowest_rank).with_context("profile: "));
+  OMNIB_RETURN_IF_ERROR(read_field(p, "dropped_events", s.dropped_events).with_context("profile: "));
+  auto shares = object_field(p, "shares");
+  if (!shares.is_ok()) return shares.status().with_context("profile: ");
+  for (const auto& [name, field] : profile_shares())
+    OMNIB_RETURN_IF_ERROR(read_field(*shares.value(), name, s.*field).with_context("profile: shares: "));
+  out = s;
+  return Status::ok();
+}
+
 Status read_speedups(const json& j, std::map<std::string, double>& out) {
   if (!j.contains("speedup_vs")) return Status::ok();
   const json& s = j["speedup_vs"];
@@ -181,10 +224,18 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   bool has_first = false;
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "first_wrong_call", first, &has_first));
   if (has_first) r.first_wrong_call = first;
+  OMNIB_RETURN_IF_ERROR(read_link_limit(j, r.link_limit));
+  OMNIB_RETURN_IF_ERROR(read_profile(j, r.profile));
   return read_cpu(j, r.cpu);
 }
 
 }  // namespace
+
+std::vector<std::pair<const char*, double ProfileSummary::*>> profile_shares() {
+  return {{"compute", &ProfileSummary::compute}, {"send", &ProfileSummary::send},
+          {"wait", &ProfileSummary::wait},       {"barrier", &ProfileSummary::barrier},
+          {"backend", &ProfileSummary::backend}, {"other", &ProfileSummary::other}};
+}
 
 json to_json(const ResultRecord& r) {
   json j;
@@ -221,6 +272,8 @@ json to_json(const ResultRecord& r) {
   j["calls_checked"] = r.calls_checked;
   if (r.first_wrong_call) j["first_wrong_call"] = *r.first_wrong_call;
   j["cpu"] = cpu_json(r.cpu);
+  if (r.link_limit) j["link_limit"] = link_limit_json(r.link_limit);
+  if (r.profile) j["profile"] = profile_json(r.profile);
   j["speedup_vs"] = r.speedup_vs;
   j["vs_best_dense"] = best_dense_json(r.vs_best_dense);
   if (!r.note.empty()) j["note"] = r.note;

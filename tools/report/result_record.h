@@ -18,8 +18,9 @@ namespace omnib {
 
 // Version 2: the identity fields moved into "config" (RunConfig); every call
 // is checked (wrong_calls); unchecked runs have "correct": null; runs of
-// --repeat, frame counts and CPU time were added.
-constexpr int kSchemaVersion = 2;
+// --repeat, frame counts and CPU time were added. Version 3: the --profile
+// breakdown ("profile") and the emulated link's limit ("link_limit").
+constexpr int kSchemaVersion = 3;
 
 // The measured sparsity of one configuration's inputs.
 struct InputStats {
@@ -51,6 +52,32 @@ struct CpuUsage {
 struct BestDense {
   std::string algo;    // the fastest dense algorithm (possibly the record's own)
   double speedup = 0;  // its median time / this record's median time
+};
+
+// --profile: where the slowest worker's time went in the traced calls
+// (docs/profiling.md, tools/trace/call_breakdown.h).
+struct ProfileSummary {
+  uint64_t calls = 0;      // traced timed calls
+  double call_us = 0;      // mean call time of each call's slowest worker
+  double barrier_us = 0;   // mean time that worker spent in the barrier before the call
+  // Shares of that worker's barrier + call time; they add up to 1.
+  double compute = 0;
+  double send = 0;
+  double wait = 0;
+  double barrier = 0;
+  double backend = 0;
+  double other = 0;
+  int slowest_rank = 0;         // the worker that was slowest most often
+  uint64_t dropped_events = 0;  // all ranks: spans lost to full trace buffers
+};
+
+// The shares of a profile with their names, in the order reports show them.
+std::vector<std::pair<const char*, double ProfileSummary::*>> profile_shares();
+
+// --net emulate: how close the call came to what its busiest link allows.
+struct LinkLimit {
+  double limit_us = 0;  // the busiest rank's link bytes per call at the link rate
+  double of_limit = 0;  // limit_us / median time: 1 = the link never idled
 };
 
 struct ResultRecord {
@@ -90,6 +117,8 @@ struct ResultRecord {
   uint64_t calls_checked = 0;   // per rank: warm-up and timed calls of every run
   std::optional<uint64_t> first_wrong_call;  // 0-based, in run order, warm-ups included
   std::optional<CpuUsage> cpu;
+  std::optional<LinkLimit> link_limit;   // --net emulate only
+  std::optional<ProfileSummary> profile;  // --profile only
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
   std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
@@ -97,7 +126,7 @@ struct ResultRecord {
 
 nlohmann::json to_json(const ResultRecord& r);
 
-// Reads a record of a file with `schema_version` (1 or 2). Every field is
+// Reads a record of a file with `schema_version` (1, 2 or 3). Every field is
 // type-checked (the error names it). Fields a schema 1 record lacks take
 // their defaults and are appended to `defaulted`; a record written before
 // "dense" existed takes it from the registry of this build (false for an

@@ -95,6 +95,9 @@ Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
                 planned.insert(planned.end(), l.size_args.begin(), l.size_args.end());
                 auto plan = plan_args(planned);
                 if (!plan.is_ok()) return plan.status().with_context("point (" + p.description + "): ");
+                if (!plan.value().trace.trace_path.empty())
+                  return usage_error("--trace writes one file per run and a sweep makes many: trace one "
+                                     "configuration with `omni-bench allreduce --trace` (--profile works here)");
                 p.plan = plan.take();
                 p.todo = p.plan.sizes;
                 points.push_back(std::move(p));

@@ -1,0 +1,133 @@
+// Result records (tools/report/result_record.h): the --profile and link
+// limit fields of schema 3 round-trip, older schemas still load, and
+// docs/json-schema.md describes the schema the code writes.
+#include "tools/report/result_record.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <set>
+
+namespace omnib {
+namespace {
+
+using nlohmann::json;
+
+ResultRecord full_record() {
+  ResultRecord r;
+  r.algo = "omni";
+  r.config.size_bytes = 4096;
+  r.iters = 2;
+  r.repeat = 1;
+  r.time_us.median = 10;
+  r.samples_us = {10, 11};
+  r.runs = {RunSummary{10, 5, 0.5}};
+  r.wire_sent_per_rank_max = 100;
+  r.wire_sent_total = 300;
+  r.wire_frames_per_rank_max = 2;
+  r.wire_frames_total = 6;
+  r.wire_note = "counted";
+  r.link_sent_per_rank_max = 120;
+  r.link_sent_total = 360;
+  r.checked = true;
+  r.correct = false;
+  r.wrong_elements = 3;
+  r.wrong_calls = 1;
+  r.calls_checked = 3;
+  r.first_wrong_call = 1;
+  r.cpu = CpuUsage{1, 2, 3, 4.5};
+  r.link_limit = LinkLimit{7.5, 0.75};
+  ProfileSummary p;
+  p.calls = 2;
+  p.call_us = 10;
+  p.barrier_us = 1;
+  p.compute = 0.1;
+  p.send = 0.2;
+  p.wait = 0.3;
+  p.barrier = 0.1;
+  p.backend = 0.05;
+  p.other = 0.25;
+  p.slowest_rank = 2;
+  p.dropped_events = 9;
+  r.profile = p;
+  r.speedup_vs = {{"ring", 2.0}};
+  r.note = "a note";
+  return r;
+}
+
+TEST(ResultRecord, ProfileAndLinkLimitRoundTrip) {
+  const ResultRecord r = full_record();
+  std::vector<std::string> defaulted;
+  auto back = record_from_json(to_json(r), kSchemaVersion, &defaulted);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_TRUE(defaulted.empty());
+  ASSERT_TRUE(back.value().link_limit);
+  EXPECT_DOUBLE_EQ(back.value().link_limit->limit_us, 7.5);
+  EXPECT_DOUBLE_EQ(back.value().link_limit->of_limit, 0.75);
+  ASSERT_TRUE(back.value().profile);
+  const ProfileSummary& p = *back.value().profile;
+  EXPECT_EQ(p.calls, 2u);
+  EXPECT_EQ(p.slowest_rank, 2);
+  EXPECT_EQ(p.dropped_events, 9u);
+  for (const auto& [name, field] : profile_shares()) EXPECT_DOUBLE_EQ(p.*field, r.profile.value().*field) << name;
+  // A mistyped share names itself.
+  json j = to_json(r);
+  j["profile"]["shares"]["wait"] = "most";
+  auto bad = record_from_json(j, kSchemaVersion, nullptr);
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("'wait'"), std::string::npos) << bad.status().message();
+}
+
+TEST(ResultRecord, SchemaTwoRecordsLoadWithoutProfiles) {
+  json j = to_json(full_record());
+  j.erase("profile");
+  j.erase("link_limit");
+  std::vector<std::string> defaulted;
+  auto r = record_from_json(j, 2, &defaulted);
+  ASSERT_TRUE(r.is_ok()) << r.status().message();
+  EXPECT_FALSE(r.value().profile);
+  EXPECT_FALSE(r.value().link_limit);
+  EXPECT_TRUE(defaulted.empty());
+}
+
+std::string schema_doc() {
+  std::ifstream doc(std::string(OMNIB_SOURCE_DIR) + "/docs/json-schema.md");
+  return std::string(std::istreambuf_iterator<char>(doc), {});
+}
+
+TEST(ResultRecord, SchemaDocStatesTheVersionWritten) {
+  const std::string doc = schema_doc();
+  ASSERT_FALSE(doc.empty()) << "docs/json-schema.md not found";
+  const std::string v = std::to_string(kSchemaVersion);
+  EXPECT_NE(doc.find("# Result JSON (schema_version " + v + ")"), std::string::npos);
+  EXPECT_NE(doc.find("\"schema_version\": " + v + ","), std::string::npos);
+}
+
+// Every field a record can hold is in the doc's record table, and every
+// field the table's first column names is one the code writes.
+TEST(ResultRecord, SchemaDocListsEveryRecordField) {
+  std::istringstream doc(schema_doc());
+  std::string line;
+  bool in_section = false;
+  std::set<std::string> named, mentioned;
+  static const std::regex kTick("`([a-zA-Z_]+)`");
+  while (std::getline(doc, line)) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## A result record";
+    if (!in_section || line.rfind("| `", 0) != 0) continue;
+    const std::string first = line.substr(0, line.find(" |", 2));
+    for (std::sregex_iterator it(first.begin(), first.end(), kTick), end; it != end; ++it) named.insert((*it)[1]);
+    for (std::sregex_iterator it(line.begin(), line.end(), kTick), end; it != end; ++it) mentioned.insert((*it)[1]);
+  }
+  ResultRecord skipped;
+  skipped.skipped = true;
+  skipped.skip_reason = "no GPU";
+  std::set<std::string> written;
+  for (const json& j : {to_json(full_record()), to_json(skipped)})
+    for (const auto& [key, value] : j.items()) written.insert(key);
+  for (const auto& key : written) EXPECT_EQ(mentioned.count(key), 1u) << key << " is written but not documented";
+  for (const auto& key : named) EXPECT_EQ(written.count(key), 1u) << key << " is documented but never written";
+}
+
+}  // namespace
+}  // namespace omnib

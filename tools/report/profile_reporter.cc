@@ -1,0 +1,16 @@
+#include "tools/report/profile_reporter.h"
+
+namespace omnib {
+
+Status ProfileReporter::add_group(const std::vector<ResultRecord>& group) {
+  for (const auto& r : group)
+    if (r.profile) rows_.push_back(profile_row(r));
+  return Status::ok();
+}
+
+Status ProfileReporter::finish() {
+  if (!rows_.empty()) print_profile_block(out_, rows_);
+  return Status::ok();
+}
+
+}  // namespace omnib

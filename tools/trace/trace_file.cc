@@ -1,0 +1,52 @@
+#include "tools/trace/trace_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "tools/report/atomic_file.h"
+#include "tools/trace/trace_gather.h"
+
+namespace omnib {
+
+TraceFile::TraceFile(std::string path, nlohmann::json context) : path_(std::move(path)) {
+  doc_.context = std::move(context);
+}
+
+Status TraceFile::add(std::vector<RankTrace> ranks) {
+  if (doc_.ranks.empty()) {
+    doc_.ranks = std::move(ranks);
+  } else {
+    if (ranks.size() != doc_.ranks.size())
+      return internal_error("a configuration's trace has " + std::to_string(ranks.size()) + " ranks, the run " +
+                            std::to_string(doc_.ranks.size()));
+    for (size_t r = 0; r < ranks.size(); ++r) merge_rank_trace(doc_.ranks[r], std::move(ranks[r]));
+  }
+  return write_file_atomically(path_, to_chrome_trace(doc_).dump() + "\n");
+}
+
+uint64_t TraceFile::dropped_events() const {
+  uint64_t n = 0;
+  for (const auto& r : doc_.ranks) n += r.dropped;
+  return n;
+}
+
+Status collect_configuration_trace(Store& store, const std::string& name, int rank, int world,
+                                   TraceCollector& collector, TraceFile* file) {
+  auto all = gather_rank_traces(store, name, rank, world, collector.take_spans());
+  if (!all.is_ok()) return all.status();
+  return file ? file->add(all.take()) : Status::ok();
+}
+
+Result<TraceDocument> read_trace_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return usage_error("cannot read the trace file '" + path + "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (j.is_discarded()) return usage_error("'" + path + "' is not JSON (a trace written part way?)");
+  auto doc = from_chrome_trace(j);
+  if (!doc.is_ok()) return doc.status().with_context("'" + path + "': ");
+  return doc;
+}
+
+}  // namespace omnib
