@@ -129,9 +129,29 @@ def result_file():
     write("result_file", "zero_median", json.dumps({"schema_version": 2, "results": [zero]}).encode())
 
 
+def store_protocol():
+    magic = 0x53424D4F
+
+    def request(conn, op, key=b"", value=b"", rank=0, world=0, flags=0):
+        header = struct.pack("<IBBHIIIIQ", magic, op, flags, 0, len(key), rank, world, 0, len(value))
+        return bytes([conn]) + header + bytes([len(key)]) + struct.pack("<H", len(value)) + key + value
+    set_get = request(0, 1, b"addr/0", b"127.0.0.1:1") + request(1, 2, b"addr/0")
+    write("store_protocol", "set_then_get", set_get)
+    write("store_protocol", "get_before_set", request(1, 2, b"k") + request(0, 1, b"k", b"v"))
+    barrier = b"".join(request(c, 4, b"b0", rank=c, world=3) for c in range(3))
+    write("store_protocol", "barrier_of_three", barrier)
+    gather = b"".join(request(c, 5, b"g", bytes([c]) * 5, rank=c, world=2, flags=1) for c in range(2))
+    write("store_protocol", "gather_everyone", gather)
+    write("store_protocol", "abort_mid_barrier", request(0, 4, b"b", rank=0, world=2) + bytes([255]))
+    write("store_protocol", "drop_waiter", request(0, 2, b"never") + bytes([8]) + request(0, 1, b"never", b"x"))
+    parts = struct.pack("<Q", 3) + b"abc" + struct.pack("<Q", 0)
+    write("store_protocol", "gather_reply_two_parts", parts)
+
+
 if __name__ == "__main__":
     frame_header()
     block_batch()
     chunk_reader()
     npy_header()
     result_file()
+    store_protocol()
