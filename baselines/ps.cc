@@ -2,6 +2,7 @@
 // with sparsity off, so every block crosses the wire. Isolates what skipping
 // zero blocks buys.
 #include "engine/omni/omni_collective.h"
+#include "engine/omni/omni_cost.h"
 
 namespace omnib {
 namespace {
@@ -16,7 +17,7 @@ const CollectiveRegistration kPs(CollectiveInfo{
       o.dense = true;
       return OmniCollective::create(s, o);
     },
-    [](const CostInputs& c) { return OmniCollective::analytic_cost(c, true); },
+    [](const CostInputs& c) { return omni_analytic_cost(c, true); },
     true,
 });
 

@@ -1,5 +1,6 @@
 #include "cuda/cuda_block_io.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -29,20 +30,18 @@ Status reserve_device(DeviceBuffer& buffer, size_t bytes) {
 
 }  // namespace
 
-Result<std::unique_ptr<WorkerBlockIo>> CudaBlockIo::create(int shards) {
+Result<std::unique_ptr<WorkerBlockIo>> CudaBlockIo::create(int) {
   std::string why;
   if (cuda_device_count(&why) == 0) return unavailable_error("--device cuda needs a CUDA device: " + why);
   auto device = current_device();
   if (!device.is_ok()) return device.status();
-  std::unique_ptr<CudaBlockIo> io(new CudaBlockIo(device.value(), shards));
-  for (int s = 0; s < shards; ++s) {
-    auto send_stream = OwnedStream::create();
-    if (!send_stream.is_ok()) return send_stream.status();
-    io->send_[static_cast<size_t>(s)].stream = send_stream.take();
-    auto receive_stream = OwnedStream::create();
-    if (!receive_stream.is_ok()) return receive_stream.status();
-    io->receive_[static_cast<size_t>(s)].stream = receive_stream.take();
-  }
+  std::unique_ptr<CudaBlockIo> io(new CudaBlockIo(device.value()));
+  auto send_stream = OwnedStream::create();
+  if (!send_stream.is_ok()) return send_stream.status();
+  io->send_.stream = send_stream.take();
+  auto receive_stream = OwnedStream::create();
+  if (!receive_stream.is_ok()) return receive_stream.status();
+  io->receive_.stream = receive_stream.take();
   return std::unique_ptr<WorkerBlockIo>(std::move(io));
 }
 
@@ -50,81 +49,99 @@ uint8_t* CudaBlockIo::element(void* tensor, uint64_t block) const {
   return static_cast<uint8_t*>(tensor) + layout_.block_begin(block) * elem_size_;
 }
 
-Status CudaBlockIo::begin(const TensorView& in, const TensorView& out, const BlockLayout& layout) {
+Status CudaBlockIo::begin(const TensorView& in, const TensorView& out, const BlockLayout& layout, const ShardMap&) {
   if (in.device != DeviceKind::kCuda || out.device != DeviceKind::kCuda)
     return usage_error("omni: --device cuda was given a host tensor");
   in_ = in;
   out_ = out;
   layout_ = layout;
   elem_size_ = dtype_size(in.dtype);
+  send_.compacted = false;
+  send_.staged = send_.handed = 0;
   return Status::ok();
 }
 
-Result<std::span<const uint64_t>> CudaBlockIo::stage(int shard, BlockRange range, bool dense) {
+Status CudaBlockIo::compact_all(bool dense) {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
-  SendSide& side = send_[static_cast<size_t>(shard)];
-  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, range.size()) * sizeof(uint64_t)));
+  SendSide& side = send_;
+  const BlockRange all{0, layout_.num_blocks()};
+  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, all.size()) * sizeof(uint64_t)));
   OMNIB_RETURN_IF_ERROR(
-      reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, range)) * elem_size_));
+      reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, all)) * elem_size_));
   auto* indices = side.indices.as<uint64_t>();
+  side.compacted = true;
   if (dense) {
-    // Every block is sent: one copy of the range, already in packed order.
-    for (uint64_t b = range.begin; b < range.end; ++b) indices[b - range.begin] = b;
-    OMNIB_RETURN_IF_ERROR(copy_async(side.values.host(), element(in_.data, range.begin),
-                                     layout_.elements_in(range) * elem_size_, side.stream.get()));
+    // Every block is sent: one copy of the tensor, already in packed order.
+    for (uint64_t b = 0; b < all.end; ++b) indices[b] = b;
+    OMNIB_RETURN_IF_ERROR(copy_async(side.values.host(), in_.data, layout_.count() * elem_size_, side.stream.get()));
     OMNIB_RETURN_IF_ERROR(synchronize(side.stream.get()));
-    side.staged = range.size();
-    return std::span<const uint64_t>(indices, side.staged);
+    side.staged = all.size();
+    return Status::ok();
   }
   OMNIB_RETURN_IF_ERROR(reserve_pinned(side.count, sizeof(uint64_t)));
-  const size_t scratch_bytes = compact_scratch_bytes(layout_, range);
+  const size_t scratch_bytes = compact_scratch_bytes(layout_, all);
   OMNIB_RETURN_IF_ERROR(reserve_device(side.scan_scratch, std::max<size_t>(8, scratch_bytes)));
-  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, range, side.scan_scratch.data(),
+  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, all, side.scan_scratch.data(),
                                              scratch_bytes, static_cast<uint64_t*>(side.indices.device()),
                                              side.values.device(), static_cast<uint64_t*>(side.count.device()),
                                              side.stream.get()));
   OMNIB_RETURN_IF_ERROR(synchronize(side.stream.get()));
   side.staged = *side.count.as<uint64_t>();
-  if (side.staged > range.size())
-    return internal_error("compaction reported " + std::to_string(side.staged) + " blocks in a range of " +
-                          std::to_string(range.size()));
-  return std::span<const uint64_t>(indices, side.staged);
+  if (side.staged > all.size())
+    return internal_error("compaction reported " + std::to_string(side.staged) + " blocks in a tensor of " +
+                          std::to_string(all.size()));
+  return Status::ok();
 }
 
-void CudaBlockIo::value_iovecs(int shard, size_t pos, size_t n, std::vector<iovec>& out) {
-  if (n == 0) return;
-  SendSide& side = send_[static_cast<size_t>(shard)];
-  const uint64_t last = side.indices.as<uint64_t>()[pos + n - 1];
-  // Packed blocks sit back to back; only the tensor's last block is short.
-  auto* start = side.values.as<uint8_t>() + pos * layout_.block_size() * elem_size_;
-  out.push_back({start, packed_elements(layout_, n, last) * elem_size_});
+Status CudaBlockIo::find(uint64_t, uint64_t to, bool dense, std::vector<uint64_t>& found) {
+  if (!send_.compacted) OMNIB_RETURN_IF_ERROR(compact_all(dense));
+  const uint64_t* indices = send_.indices.as<uint64_t>();
+  while (send_.handed < send_.staged && indices[send_.handed] < to) found.push_back(indices[send_.handed++]);
+  return Status::ok();
 }
 
-Status CudaBlockIo::begin_receive(int shard, BlockRange range) {
+void CudaBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
+  const uint64_t* indices = send_.indices.as<uint64_t>();
+  const size_t block_bytes = layout_.block_size() * elem_size_;
+  uint64_t previous = ~uint64_t{0};
+  for (uint64_t b : blocks) {
+    // Packed blocks sit back to back in index order; only the tensor's last is short.
+    const uint64_t pos = static_cast<uint64_t>(std::lower_bound(indices, indices + send_.staged, b) - indices);
+    const size_t len = layout_.block_length(b) * elem_size_;
+    if (pos == previous + 1) {
+      out.back().iov_len += len;
+    } else {
+      out.push_back({send_.values.as<uint8_t>() + pos * block_bytes, len});
+    }
+    previous = pos;
+  }
+}
+
+Status CudaBlockIo::begin_receive() {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
-  ReceiveSide& side = receive_[static_cast<size_t>(shard)];
-  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, range.size()) * sizeof(uint64_t)));
+  ReceiveSide& side = receive_;
+  const BlockRange all{0, layout_.num_blocks()};
+  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, all.size()) * sizeof(uint64_t)));
   OMNIB_RETURN_IF_ERROR(
-      reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, range)) * elem_size_));
+      reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, all)) * elem_size_));
   side.blocks = 0;
   side.value_bytes = 0;
   // Blocks that no worker sends are zero in the result. In place they are
-  // zero in the input already; out of place they are cleared up front, on
-  // the stream that later scatters into the same range.
+  // zero in the input already; out of place the output is cleared up front,
+  // on the stream that later scatters into it.
   if (out_.data != in_.data)
-    OMNIB_RETURN_IF_ERROR(fill_async(element(out_.data, range.begin), 0, layout_.elements_in(range) * elem_size_,
-                                     side.stream.get()));
+    OMNIB_RETURN_IF_ERROR(fill_async(out_.data, 0, layout_.count() * elem_size_, side.stream.get()));
   return Status::ok();
 }
 
 Status CudaBlockIo::store(int shard, const BatchView& batch) {
   if (batch.count == 0) return Status::ok();
-  ReceiveSide& side = receive_[static_cast<size_t>(shard)];
+  ReceiveSide& side = receive_;
   const uint64_t last = batch.indices[batch.count - 1];
   const size_t bytes = batch.value_offsets[batch.count - 1] + layout_.block_length(last) * elem_size_;
   if ((side.blocks + batch.count) * sizeof(uint64_t) > side.indices.size() ||
       side.value_bytes + bytes > side.values.size())
-    return unavailable_error("result stream of shard " + std::to_string(shard) + " holds more blocks than its range");
+    return unavailable_error("result streams hold more blocks than the tensor (shard " + std::to_string(shard) + ")");
   // Staging is append-only within a collective, so a scatter still reading
   // an earlier batch is never overwritten.
   uint64_t* indices = side.indices.as<uint64_t>() + side.blocks;
@@ -141,9 +158,9 @@ Status CudaBlockIo::store(int shard, const BatchView& batch) {
                               ScatterMode::kListedOnly, side.stream.get());
 }
 
-Status CudaBlockIo::finish_receive(int shard, BlockRange) {
+Status CudaBlockIo::finish_receive(int) {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
-  return synchronize(receive_[static_cast<size_t>(shard)].stream.get());
+  return synchronize(receive_.stream.get());
 }
 
 }  // namespace omnib::gpu

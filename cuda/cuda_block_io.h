@@ -1,15 +1,16 @@
 // WorkerBlockIo for tensors in GPU memory (`--device cuda`).
 //
-// Send half: each shard's send lane runs the one-pass compaction kernel over
-// its range on its own stream, writing indices and packed values straight
+// Send half: the first find() of a collective runs the one-pass compaction
+// kernel over the whole tensor, writing indices and packed values straight
 // into mapped pinned host memory, which the transport then sends without a
-// further copy. Shards compact concurrently, so the first shard's batches
-// are on the wire while later shards are still being compacted.
+// further copy; find() then hands out the compacted blocks piece by piece,
+// and value_iovecs() points into the packed values.
 //
-// Receive half: out of place, the shard's range of the output is zeroed on
-// the device first; each arriving batch is copied into pinned staging and
-// scattered into the output by a kernel, asynchronously, so scatters overlap
-// the next batches' network time. finish_receive waits for the stream.
+// Receive half: out of place, the output is zeroed on the device first (any
+// shard layout); each arriving batch is copied into pinned staging and
+// scattered into the output by a kernel on the same stream, asynchronously,
+// so scatters overlap the next batches' network time. finish_receive waits
+// for the stream.
 //
 // Plain C++ (no CUDA header), built into omnib_cuda.
 #pragma once
@@ -28,21 +29,24 @@ class CudaBlockIo final : public WorkerBlockIo {
   // Binds to the calling thread's current device (the harness selects it).
   static Result<std::unique_ptr<WorkerBlockIo>> create(int shards);
 
-  Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout) override;
-  Result<std::span<const uint64_t>> stage(int shard, BlockRange range, bool dense) override;
-  void value_iovecs(int shard, size_t pos, size_t n, std::vector<iovec>& out) override;
-  Status begin_receive(int shard, BlockRange range) override;
+  Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
+               const ShardMap& shards) override;
+  Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) override;
+  void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) override;
+  Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;
-  Status finish_receive(int shard, BlockRange range) override;
+  Status finish_receive(int shard) override;
 
  private:
   struct SendSide {
     OwnedStream stream;
     DeviceBuffer scan_scratch;
-    PinnedBuffer indices;  // uint64 per block of the range
+    PinnedBuffer indices;  // uint64 per block of the tensor
     PinnedBuffer values;   // the packed blocks
     PinnedBuffer count;    // one uint64, written by the kernel
-    uint64_t staged = 0;
+    uint64_t staged = 0;   // blocks compacted
+    uint64_t handed = 0;   // of those, given out by find()
+    bool compacted = false;
   };
   struct ReceiveSide {
     OwnedStream stream;
@@ -52,12 +56,13 @@ class CudaBlockIo final : public WorkerBlockIo {
     size_t value_bytes = 0;
   };
 
-  explicit CudaBlockIo(int device, int shards) : device_(device), send_(shards), receive_(shards) {}
+  explicit CudaBlockIo(int device) : device_(device) {}
   uint8_t* element(void* tensor, uint64_t block) const;
+  Status compact_all(bool dense);
 
   int device_;
-  std::vector<SendSide> send_;
-  std::vector<ReceiveSide> receive_;
+  SendSide send_;
+  ReceiveSide receive_;
   TensorView in_;
   TensorView out_;
   BlockLayout layout_{0, 1};

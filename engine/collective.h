@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/input_support.h"
+#include "engine/shard_map.h"
 #include "engine/bootstrap/store.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
@@ -45,6 +47,11 @@ struct CollectiveSetup {
   // harness's rendezvous): what picks a worker's GPU.
   int local_index = 0;
   int local_workers = 1;
+  // The rate of every rank's link when it is known (emulated links), else
+  // 0: what a streaming collective sizes its batches and windows from.
+  uint64_t link_rate_bps = 0;
+  // How a sharded collective splits block indices among its shards.
+  ShardLayout shard_layout = ShardLayout::kStriped;
 };
 
 // What the cost model of an algorithm is given. Densities are fractions of
@@ -59,12 +66,19 @@ struct CostInputs {
   double block_density = 1;        // largest over ranks
   double union_block_density = 1;  // blocks non-zero on at least one rank
   double union_element_density = 1;
+  uint64_t link_rate_bps = 0;  // as in CollectiveSetup: the batch size depends on it
+  ShardLayout shard_layout = ShardLayout::kStriped;
+  // Every rank's non-zeros, when the harness could keep them: then a model
+  // counts exactly what its algorithm sends (else it estimates from the
+  // densities above).
+  const InputSupport* support = nullptr;
 };
 
 // Analytic bytes one iteration puts on the wire, headers included.
 struct WireCost {
   double sent_per_rank_max = 0;
   double sent_total = 0;
+  bool exact = false;  // counted from the inputs' non-zeros, not estimated
 };
 
 class Collective {

@@ -1,9 +1,10 @@
 // The block batch decoder (engine/omni/block_batch.cc decode_batch): a batch
-// that passes names only blocks of the shard's range, in increasing order,
-// and its values lie inside the payload.
+// that passes names only blocks of the shard, in increasing order, and its
+// values lie inside the payload.
 //
 // Input: uint32 count | uint16 block_size - 1 | uint8 log2(elem_size) (mod 4) |
-//        uint8 shards - 1 (mod 16) | uint8 shard (mod shards) | 3 bytes unused | payload.
+//        uint8 shards - 1 (mod 16) | uint8 shard (mod shards) | uint8 layout (odd: striped) |
+//        uint8 stripe - 1 | 1 byte unused | payload.
 #include <vector>
 
 #include "engine/omni/block_batch.h"
@@ -18,7 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t elem_size = size_t{1} << (in.take<uint8_t>() % 4);
   const int shards = in.take<uint8_t>() % 16 + 1;
   const int shard = in.take<uint8_t>() % shards;
-  (void)in.take_bytes(3);
+  const ShardLayout layout_kind = in.take<uint8_t>() % 2 ? ShardLayout::kStriped : ShardLayout::kContiguous;
+  const uint64_t stripe = in.take<uint8_t>() + 1u;
+  (void)in.take_bytes(1);
   const std::span<const uint8_t> bytes = in.rest();
   // A received frame's payload is a heap buffer: aligned, as here.
   std::vector<uint64_t> storage((bytes.size() + 7) / 8);
@@ -26,23 +29,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::span<const uint8_t> payload(reinterpret_cast<const uint8_t*>(storage.data()), bytes.size());
 
   const BlockLayout layout(count, block_size);
-  const BlockRange allowed = layout.shard_range(shard, shards);
+  const ShardMap map(layout.num_blocks(), shards, layout_kind, stripe);
   BatchView view;
-  if (!decode_batch(payload, layout, elem_size, allowed, view).is_ok()) return 0;
+  if (!decode_batch(payload, layout, elem_size, map, shard, view).is_ok()) return 0;
 
   const size_t values_at = sizeof(BatchHeader) + size_t{view.count} * sizeof(uint64_t);
   if (values_at > payload.size()) fuzz::fail("indices past the payload");
   uint8_t sum = 0;
   for (uint32_t i = 0; i < view.count; ++i) {
     const uint64_t idx = view.indices[i];
-    if (idx < allowed.begin || idx >= allowed.end) fuzz::fail("a block outside the shard's range");
+    if (idx >= layout.num_blocks() || map.owner(idx) != shard) fuzz::fail("a block of another shard");
     if (i > 0 && idx <= view.indices[i - 1]) fuzz::fail("blocks out of order");
     const size_t end = view.value_offsets[i] + layout.block_length(idx) * elem_size;
     if (values_at + end > payload.size()) fuzz::fail("a block's values past the payload");
     for (size_t b = view.value_offsets[i]; b < end; ++b) sum = static_cast<uint8_t>(sum + view.values[b]);
   }
-  if (view.next != kEndOfStream && (view.next < allowed.begin || view.next >= allowed.end))
-    fuzz::fail("a look-ahead outside the shard's range");
+  if (view.next != kEndOfStream && (view.next >= layout.num_blocks() || map.owner(view.next) != shard))
+    fuzz::fail("a look-ahead of another shard");
   volatile uint8_t sink = sum;  // every value byte was read (ASan checks each)
   (void)sink;
   return 0;

@@ -40,7 +40,7 @@ TEST(BlockBatch, RoundTripWithAdjacentAndShortBlocks) {
   EXPECT_EQ(bytes.size() + sizeof(wire::FrameHeader), batch_wire_bytes(3, (256 + 256 + 232) * 4));
 
   BatchView view;
-  ASSERT_TRUE(decode_batch(bytes, layout, 4, {0, 4}, view).is_ok());
+  ASSERT_TRUE(decode_batch(bytes, layout, 4, ShardMap(4, 1, ShardLayout::kContiguous, 1), 0, view).is_ok());
   ASSERT_EQ(view.count, 3u);
   EXPECT_EQ(view.next, kEndOfStream);
   float first_of_block3;
@@ -56,14 +56,20 @@ TEST(BlockBatch, RejectsMalformedBatches) {
     return encode_batch(h, idx, t.data(), layout);
   };
   BatchView view;
-  EXPECT_FALSE(decode_batch(encode({2, 1}, kEndOfStream), layout, 4, {0, 4}, view).is_ok());  // out of order
-  EXPECT_FALSE(decode_batch(encode({1}, kEndOfStream), layout, 4, {2, 4}, view).is_ok());     // outside shard
-  EXPECT_FALSE(decode_batch(encode({1}, 1), layout, 4, {0, 4}, view).is_ok());                // look-ahead behind
+  const ShardMap whole(4, 1, ShardLayout::kContiguous, 1);
+  const ShardMap halves(4, 2, ShardLayout::kContiguous, 1);  // shard 1 owns blocks 2 and 3
+  const ShardMap striped(4, 2, ShardLayout::kStriped, 1);    // shard 1 owns blocks 1 and 3
+  EXPECT_FALSE(decode_batch(encode({2, 1}, kEndOfStream), layout, 4, whole, 0, view).is_ok());  // out of order
+  EXPECT_FALSE(decode_batch(encode({1}, kEndOfStream), layout, 4, halves, 1, view).is_ok());     // outside shard
+  EXPECT_FALSE(decode_batch(encode({1}, 1), layout, 4, whole, 0, view).is_ok());                // look-ahead behind
   auto truncated = encode({1, 2}, kEndOfStream);
   truncated.pop_back();
-  EXPECT_FALSE(decode_batch(truncated, layout, 4, {0, 4}, view).is_ok());
-  EXPECT_FALSE(decode_batch(std::vector<uint8_t>(3), layout, 4, {0, 4}, view).is_ok());
-  EXPECT_TRUE(decode_batch(encode({}, kEndOfStream), layout, 4, {0, 4}, view).is_ok());
+  EXPECT_FALSE(decode_batch(truncated, layout, 4, whole, 0, view).is_ok());
+  EXPECT_FALSE(decode_batch(std::vector<uint8_t>(3), layout, 4, whole, 0, view).is_ok());
+  EXPECT_TRUE(decode_batch(encode({}, kEndOfStream), layout, 4, whole, 0, view).is_ok());
+  EXPECT_TRUE(decode_batch(encode({1}, 3), layout, 4, striped, 1, view).is_ok());
+  EXPECT_FALSE(decode_batch(encode({1}, 2), layout, 4, striped, 1, view).is_ok());             // look-ahead not its block
+  EXPECT_FALSE(decode_batch(encode({0}, kEndOfStream), layout, 4, striped, 1, view).is_ok());  // block of shard 0
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "engine/block_compaction.h"
 #include "engine/block_scan.h"
 #include "engine/omni/worker_block_io.h"
+#include "engine/shard_map.h"
 
 namespace omnib::test_block_io {
 
@@ -19,21 +20,24 @@ struct StagedShard {
   std::vector<uint8_t> values;  // what value_iovecs covers, flattened
 };
 
-// Stages every shard and flattens its values in batches of `per_batch`.
-inline std::vector<StagedShard> stage_all(WorkerBlockIo& io, const BlockLayout& layout, int shards, bool dense,
-                                          size_t per_batch, Status* status) {
-  std::vector<StagedShard> out(static_cast<size_t>(shards));
-  for (int s = 0; s < shards; ++s) {
-    auto staged = io.stage(s, layout.shard_range(s, shards), dense);
-    if (!staged.is_ok()) {
-      *status = staged.status();
-      return out;
-    }
-    StagedShard& shard = out[static_cast<size_t>(s)];
-    shard.indices.assign(staged.value().begin(), staged.value().end());
+// Finds the blocks over pieces of `piece` blocks, deals them to their shards,
+// and flattens each shard's values in batches of `per_batch`, as the engine's
+// send lane does.
+inline std::vector<StagedShard> stage_all(WorkerBlockIo& io, const BlockLayout& layout, const ShardMap& map,
+                                          bool dense, uint64_t piece, size_t per_batch, Status* status) {
+  std::vector<StagedShard> out(static_cast<size_t>(map.shards()));
+  std::vector<uint64_t> found;
+  for (uint64_t from = 0; from < layout.num_blocks(); from += piece) {
+    found.clear();
+    *status = io.find(from, std::min(layout.num_blocks(), from + piece), dense, found);
+    if (!status->is_ok()) return out;
+    for (uint64_t b : found) out[static_cast<size_t>(map.owner(b))].indices.push_back(b);
+  }
+  for (StagedShard& shard : out) {
     for (size_t pos = 0; pos < shard.indices.size(); pos += per_batch) {
       std::vector<iovec> iov;
-      io.value_iovecs(s, pos, std::min(per_batch, shard.indices.size() - pos), iov);
+      const size_t n = std::min(per_batch, shard.indices.size() - pos);
+      io.value_iovecs(std::span<const uint64_t>(shard.indices.data() + pos, n), iov);
       for (const iovec& v : iov) {
         const auto* p = static_cast<const uint8_t*>(v.iov_base);
         shard.values.insert(shard.values.end(), p, p + v.iov_len);
@@ -44,61 +48,59 @@ inline std::vector<StagedShard> stage_all(WorkerBlockIo& io, const BlockLayout& 
   return out;
 }
 
-// What stage_all must find: the non-zero blocks (or all) and their bytes.
+// What stage_all must find: each shard's non-zero blocks (or all), and their bytes.
 inline std::vector<StagedShard> expected_staging(const std::vector<uint32_t>& tensor, const BlockLayout& layout,
-                                                 int shards, bool dense) {
-  std::vector<StagedShard> out(static_cast<size_t>(shards));
-  for (int s = 0; s < shards; ++s) {
-    const BlockRange range = layout.shard_range(s, shards);
-    StagedShard& shard = out[static_cast<size_t>(s)];
-    if (dense) {
-      for (uint64_t b = range.begin; b < range.end; ++b) shard.indices.push_back(b);
-    } else {
-      find_nonzero_blocks(tensor.data(), 4, layout, range, shard.indices);
-    }
-    for (uint64_t b : shard.indices) {
-      const auto* p = reinterpret_cast<const uint8_t*>(tensor.data() + layout.block_begin(b));
-      shard.values.insert(shard.values.end(), p, p + layout.block_length(b) * 4);
-    }
+                                                 const ShardMap& map, bool dense) {
+  std::vector<StagedShard> out(static_cast<size_t>(map.shards()));
+  std::vector<uint64_t> blocks;
+  if (dense) {
+    for (uint64_t b = 0; b < layout.num_blocks(); ++b) blocks.push_back(b);
+  } else {
+    blocks = nonzero_blocks(tensor.data(), 4, layout);
+  }
+  for (uint64_t b : blocks) {
+    StagedShard& shard = out[static_cast<size_t>(map.owner(b))];
+    shard.indices.push_back(b);
+    const auto* p = reinterpret_cast<const uint8_t*>(tensor.data() + layout.block_begin(b));
+    shard.values.insert(shard.values.end(), p, p + layout.block_length(b) * 4);
   }
   return out;
 }
 
-// Stages every shard, sparse and dense, in batches of each of `batch_sizes`,
-// and expects what the host reference finds in `tensor` (a host copy).
+// Stages sparse and dense, over pieces and batches of several sizes, and
+// expects what the host reference finds in `tensor` (a host copy).
 inline void expect_stages_like_reference(WorkerBlockIo& io, const std::vector<uint32_t>& tensor,
-                                         const BlockLayout& layout, int shards,
+                                         const BlockLayout& layout, const ShardMap& map,
                                          const std::vector<size_t>& batch_sizes) {
   for (bool dense : {false, true}) {
-    const auto want = expected_staging(tensor, layout, shards, dense);
+    const auto want = expected_staging(tensor, layout, map, dense);
     for (size_t per_batch : batch_sizes) {
-      Status st;
-      auto got = stage_all(io, layout, shards, dense, per_batch, &st);
-      ASSERT_TRUE(st.is_ok()) << st.message();
-      for (size_t s = 0; s < got.size(); ++s) {
-        EXPECT_EQ(got[s].indices, want[s].indices) << "shard " << s << " dense " << dense;
-        EXPECT_EQ(got[s].values, want[s].values) << "shard " << s << " dense " << dense << " batch " << per_batch;
+      for (uint64_t piece : {uint64_t{1}, uint64_t{37}, layout.num_blocks() + 1}) {
+        Status st;
+        auto got = stage_all(io, layout, map, dense, piece, per_batch, &st);
+        ASSERT_TRUE(st.is_ok()) << st.message();
+        for (size_t s = 0; s < got.size(); ++s) {
+          EXPECT_EQ(got[s].indices, want[s].indices) << "shard " << s << " dense " << dense << " piece " << piece;
+          EXPECT_EQ(got[s].values, want[s].values) << "shard " << s << " dense " << dense << " batch " << per_batch;
+        }
       }
     }
   }
 }
 
-// The blocks of `listed` that fall in shard `s`.
-inline std::vector<uint64_t> blocks_of_shard(const std::vector<uint64_t>& listed, const BlockLayout& layout, int s,
-                                             int shards) {
-  const BlockRange r = layout.shard_range(s, shards);
+// The blocks of `listed` that shard `s` owns.
+inline std::vector<uint64_t> blocks_of_shard(const std::vector<uint64_t>& listed, const ShardMap& map, int s) {
   std::vector<uint64_t> mine;
   for (uint64_t b : listed)
-    if (b >= r.begin && b < r.end) mine.push_back(b);
+    if (map.owner(b) == s) mine.push_back(b);
   return mine;
 }
 
 // Delivers blocks `indices` of shard `s` (values taken from `result`) to the
-// receive half in batches of `per_batch`, as decoded frames would be.
-inline Status deliver(WorkerBlockIo& io, int s, int shards, const BlockLayout& layout,
-                      const std::vector<uint64_t>& indices, const std::vector<uint32_t>& result, size_t per_batch) {
-  const BlockRange range = layout.shard_range(s, shards);
-  OMNIB_RETURN_IF_ERROR(io.begin_receive(s, range));
+// receive half in batches of `per_batch`, as decoded frames would be, and
+// ends the shard's stream. begin_receive() comes first, once for all shards.
+inline Status deliver(WorkerBlockIo& io, int s, const BlockLayout& layout, const std::vector<uint64_t>& indices,
+                      const std::vector<uint32_t>& result, size_t per_batch) {
   for (size_t pos = 0; pos < indices.size(); pos += per_batch) {
     const size_t n = std::min(per_batch, indices.size() - pos);
     std::vector<uint64_t> batch_indices(indices.begin() + static_cast<long>(pos),
@@ -115,7 +117,7 @@ inline Status deliver(WorkerBlockIo& io, int s, int shards, const BlockLayout& l
     view.values = reinterpret_cast<const uint8_t*>(values.data());
     OMNIB_RETURN_IF_ERROR(io.store(s, view));
   }
-  return io.finish_receive(s, range);
+  return io.finish_receive(s);
 }
 
 // The output the receive half must leave: `result` on the listed blocks;
@@ -127,6 +129,12 @@ inline std::vector<uint32_t> expected_output(const std::vector<uint32_t>& result
   for (uint64_t b : listed)
     for (size_t i = layout.block_begin(b); i < layout.block_begin(b) + layout.block_length(b); ++i) out[i] = result[i];
   return out;
+}
+
+// The shard maps the contract is held to: both layouts, and a stripe that
+// does not divide the tensor.
+inline ShardMap test_map(const BlockLayout& layout, int shards, bool striped) {
+  return ShardMap(layout.num_blocks(), shards, striped ? ShardLayout::kStriped : ShardLayout::kContiguous, 3);
 }
 
 }  // namespace omnib::test_block_io

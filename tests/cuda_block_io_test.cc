@@ -42,7 +42,7 @@ std::unique_ptr<WorkerBlockIo> make_io(int shards) {
   return io.is_ok() ? io.take() : nullptr;
 }
 
-class CudaBlockIoTest : public ::testing::TestWithParam<std::tuple<size_t, double, int>> {
+class CudaBlockIoTest : public ::testing::TestWithParam<std::tuple<size_t, double, int, bool>> {
  protected:
   void SetUp() override {
     std::string reason;
@@ -51,7 +51,7 @@ class CudaBlockIoTest : public ::testing::TestWithParam<std::tuple<size_t, doubl
 };
 
 TEST_P(CudaBlockIoTest, StagesWhatTheHostWouldSend) {
-  const auto [block_size, density, shards] = GetParam();
+  const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 100003;
   std::vector<uint32_t> host = make_block_sparse(count, block_size, density, 42);
   DeviceTensor in = to_device(host);
@@ -59,14 +59,16 @@ TEST_P(CudaBlockIoTest, StagesWhatTheHostWouldSend) {
   const BlockLayout layout(count, block_size);
   auto io = make_io(shards);
   ASSERT_NE(io, nullptr);
-  ASSERT_TRUE(io->begin(in.view, out.view, layout).is_ok());
-  test_block_io::expect_stages_like_reference(*io, host, layout, shards, {1, 7, 100000});
+  const ShardMap map = test_block_io::test_map(layout, shards, striped);
+  ASSERT_TRUE(io->begin(in.view, out.view, layout, map).is_ok());
+  test_block_io::expect_stages_like_reference(*io, host, layout, map, {1, 7, 100000});
 }
 
 TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
-  const auto [block_size, density, shards] = GetParam();
+  const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 100003;
   const BlockLayout layout(count, block_size);
+  const ShardMap map = test_block_io::test_map(layout, shards, striped);
   std::vector<uint32_t> input = make_block_sparse(count, block_size, density, 7);
   std::vector<uint32_t> result = make_block_sparse(count, block_size, 1.0, 8);
   for (bool in_place : {false, true}) {
@@ -78,10 +80,11 @@ TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
     const TensorView& target = in_place ? in.view : out.view;
     auto io = make_io(shards);
     ASSERT_NE(io, nullptr);
-    ASSERT_TRUE(io->begin(in.view, target, layout).is_ok());
+    ASSERT_TRUE(io->begin(in.view, target, layout, map).is_ok());
+    ASSERT_TRUE(io->begin_receive().is_ok());
     for (int s = 0; s < shards; ++s) {
-      auto mine = test_block_io::blocks_of_shard(listed, layout, s, shards);
-      Status st = test_block_io::deliver(*io, s, shards, layout, mine, result, 3);
+      auto mine = test_block_io::blocks_of_shard(listed, map, s);
+      Status st = test_block_io::deliver(*io, s, layout, mine, result, 3);
       ASSERT_TRUE(st.is_ok()) << st.message();
     }
     EXPECT_EQ(to_host(in_place ? in : out), test_block_io::expected_output(result, input, layout, listed, in_place))
@@ -91,7 +94,8 @@ TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
 
 INSTANTIATE_TEST_SUITE_P(BlockSizesDensitiesShards, CudaBlockIoTest,
                          ::testing::Combine(::testing::Values(size_t{1}, size_t{32}, size_t{256}, size_t{5000}),
-                                            ::testing::Values(0.0, 0.01, 0.3, 1.0), ::testing::Values(1, 4)));
+                                            ::testing::Values(0.0, 0.01, 0.3, 1.0), ::testing::Values(1, 4),
+                                            ::testing::Bool()));
 
 }  // namespace
 }  // namespace omnib

@@ -1,5 +1,5 @@
-// The host WorkerBlockIo: the blocks it stages and sends, and the output its
-// receive half leaves, in and out of place.
+// The host WorkerBlockIo: the blocks it finds and sends, and the output its
+// receive half leaves, in and out of place, for both shard layouts.
 #include "engine/omni/host_block_io.h"
 
 #include <gtest/gtest.h>
@@ -10,71 +10,78 @@
 namespace omnib {
 namespace {
 
+using test_block_io::test_map;
 using test_inputs::kPoison;
 using test_inputs::make_block_sparse;
 
 TensorView host_view(std::vector<uint32_t>& t) { return TensorView{t.data(), t.size(), DType::kFloat32}; }
 
-class HostBlockIoTest : public ::testing::TestWithParam<std::tuple<size_t, double, int>> {};
+class HostBlockIoTest : public ::testing::TestWithParam<std::tuple<size_t, double, int, bool>> {};
 
-TEST_P(HostBlockIoTest, StagesTheNonZeroBlocksOfEveryShard) {
-  const auto [block_size, density, shards] = GetParam();
+TEST_P(HostBlockIoTest, FindsTheNonZeroBlocksOfEveryShard) {
+  const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 10007;  // not a multiple of any block size: a short last block
   std::vector<uint32_t> in = make_block_sparse(count, block_size, density, 42);
   std::vector<uint32_t> out(count, kPoison);
   const BlockLayout layout(count, block_size);
+  const ShardMap map = test_map(layout, shards, striped);
   HostBlockIo io(shards);
-  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout).is_ok());
-  test_block_io::expect_stages_like_reference(io, in, layout, shards, {1, 3, 1000});
+  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, map).is_ok());
+  test_block_io::expect_stages_like_reference(io, in, layout, map, {1, 3, 1000});
 }
 
 TEST_P(HostBlockIoTest, ReceiveWritesListedBlocksAndZeroesTheRestOutOfPlace) {
-  const auto [block_size, density, shards] = GetParam();
+  const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 10007;
   std::vector<uint32_t> in = make_block_sparse(count, block_size, density, 7);
   std::vector<uint32_t> result = make_block_sparse(count, block_size, 1.0, 8);
   const BlockLayout layout(count, block_size);
-  // The listed blocks: a random subset, as a shard's reduced stream would be.
+  const ShardMap map = test_map(layout, shards, striped);
+  // The listed blocks: a random subset, as the shards' reduced streams would be.
   std::vector<uint64_t> listed = nonzero_blocks(make_block_sparse(count, block_size, density, 9).data(), 4, layout);
   for (size_t per_batch : {size_t{1}, size_t{4}, size_t{100000}}) {
     std::vector<uint32_t> out(count, kPoison);
     HostBlockIo io(shards);
-    ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout).is_ok());
+    ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, map).is_ok());
+    ASSERT_TRUE(io.begin_receive().is_ok());
     for (int s = 0; s < shards; ++s) {
-      auto mine = test_block_io::blocks_of_shard(listed, layout, s, shards);
-      ASSERT_TRUE(test_block_io::deliver(io, s, shards, layout, mine, result, per_batch).is_ok());
+      auto mine = test_block_io::blocks_of_shard(listed, map, s);
+      ASSERT_TRUE(test_block_io::deliver(io, s, layout, mine, result, per_batch).is_ok());
     }
     EXPECT_EQ(out, test_block_io::expected_output(result, in, layout, listed, false)) << "batch " << per_batch;
   }
 }
 
 TEST_P(HostBlockIoTest, ReceiveInPlaceLeavesUnlistedBlocksAlone) {
-  const auto [block_size, density, shards] = GetParam();
+  const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 10007;
   std::vector<uint32_t> in = make_block_sparse(count, block_size, density, 11);
   const std::vector<uint32_t> original = in;
   std::vector<uint32_t> result = make_block_sparse(count, block_size, 1.0, 12);
   const BlockLayout layout(count, block_size);
+  const ShardMap map = test_map(layout, shards, striped);
   std::vector<uint64_t> listed = nonzero_blocks(in.data(), 4, layout);
   HostBlockIo io(shards);
-  ASSERT_TRUE(io.begin(host_view(in), host_view(in), layout).is_ok());
+  ASSERT_TRUE(io.begin(host_view(in), host_view(in), layout, map).is_ok());
+  ASSERT_TRUE(io.begin_receive().is_ok());
   for (int s = 0; s < shards; ++s) {
-    auto mine = test_block_io::blocks_of_shard(listed, layout, s, shards);
-    ASSERT_TRUE(test_block_io::deliver(io, s, shards, layout, mine, result, 5).is_ok());
+    auto mine = test_block_io::blocks_of_shard(listed, map, s);
+    ASSERT_TRUE(test_block_io::deliver(io, s, layout, mine, result, 5).is_ok());
   }
   EXPECT_EQ(in, test_block_io::expected_output(result, original, layout, listed, true));
 }
 
 INSTANTIATE_TEST_SUITE_P(BlockSizesDensitiesShards, HostBlockIoTest,
                          ::testing::Combine(::testing::Values(size_t{1}, size_t{32}, size_t{256}, size_t{4096}),
-                                            ::testing::Values(0.0, 0.05, 0.5, 1.0), ::testing::Values(1, 3)));
+                                            ::testing::Values(0.0, 0.05, 0.5, 1.0), ::testing::Values(1, 3),
+                                            ::testing::Bool()));
 
 TEST(HostBlockIo, RejectsAResultStreamThatGoesBack) {
   std::vector<uint32_t> in(1024, 0), out(1024, kPoison), result(1024, 1);
   const BlockLayout layout(1024, 256);
   HostBlockIo io(1);
-  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout).is_ok());
-  ASSERT_TRUE(io.begin_receive(0, {0, 4}).is_ok());
+  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, test_map(layout, 1, false)).is_ok());
+  ASSERT_TRUE(io.begin_receive().is_ok());
   uint64_t second[] = {2}, first[] = {1};
   BatchView view;
   view.count = 1;
@@ -92,7 +99,8 @@ TEST(HostBlockIo, RefusesDeviceTensors) {
   std::vector<uint32_t> t(16);
   TensorView device{t.data(), t.size(), DType::kFloat32, DeviceKind::kCuda};
   HostBlockIo io(1);
-  EXPECT_FALSE(io.begin(device, device, BlockLayout(16, 4)).is_ok());
+  const BlockLayout layout(16, 4);
+  EXPECT_FALSE(io.begin(device, device, layout, test_map(layout, 1, false)).is_ok());
 }
 
 }  // namespace

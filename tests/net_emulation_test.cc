@@ -566,10 +566,9 @@ TEST(NetEmulation, AnInterruptedRunLeavesNothing) {
 
 TEST(NetEmulation, AFailingRunLeavesNothing) {
   SKIP_UNLESS_EMULATION_WORKS();
-  // At 1 Mbit/s one 256 KiB frame alone takes 2 s, longer than the 1 s any
-  // network wait may take.
-  auto run = spawn_cli({"allreduce", "--net", "emulate", "--link-rate", "1mbit", "--nodes", "2", "-b", "16M", "-e",
-                        "16M", "--density", "1", "-n", "1", "-w", "0", "-T", "1", "--algo", "omni"});
+  // A 2 s link delay: no answer can come within the 1 s any network wait may take.
+  auto run = spawn_cli({"allreduce", "--net", "emulate", "--link-rate", "1gbit", "--link-delay", "2s", "--nodes", "2",
+                        "-b", "1M", "-e", "1M", "--density", "1", "-n", "1", "-w", "0", "-T", "1", "--algo", "omni"});
   const int code = wait_exit(run.pid, 60);
   EXPECT_NE(code, 0) << slurp(run.out_path);
   EXPECT_NE(code, -9);

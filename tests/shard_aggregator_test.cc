@@ -34,7 +34,7 @@ Frame make_batch(const std::map<uint64_t, float>& blocks, uint64_t next, const B
     const std::vector<uint8_t> e = element_bytes(v, dtype);
     for (size_t i = 0; i < layout.block_length(idx); ++i) f.payload.insert(f.payload.end(), e.begin(), e.end());
   }
-  EXPECT_TRUE(decode_batch(f.payload, layout, dtype_size(dtype), {0, layout.num_blocks()}, view).is_ok());
+  EXPECT_TRUE(decode_batch(f.payload, layout, dtype_size(dtype), ShardMap(layout.num_blocks(), 1, ShardLayout::kContiguous, 1), 0, view).is_ok());
   return f;
 }
 
@@ -48,7 +48,7 @@ class ShardAggregatorTest : public ::testing::Test {
  protected:
   BlockLayout layout{40, 4};  // 10 blocks of 4 floats
   ShardAggregator agg{3, DType::kFloat32};
-  void SetUp() override { agg.reset(layout, {0, 10}); }
+  void SetUp() override { agg.reset(layout); }
   void push(int w, std::map<uint64_t, float> blocks, uint64_t next) {
     BatchView view;
     Frame f = make_batch(blocks, next, layout, view);
@@ -128,7 +128,7 @@ TEST_F(ShardAggregatorTest, BatchesDoNotDependOnArrivalTiming) {
       {{{{5, 1.0f}}, kEndOfStream}},
   };
   auto drain = [&](bool all_first) {
-    agg.reset(layout, {0, 10});
+    agg.reset(layout);
     std::vector<size_t> next_batch(streams.size(), 0);
     auto feed = [&](size_t w) {
       const auto& [blocks, next] = streams[w][next_batch[w]++];
@@ -173,7 +173,7 @@ TEST_F(ShardAggregatorTest, RejectsABatchThatBreaksTheLookAhead) {
 
 TEST_F(ShardAggregatorTest, ResetStartsACleanCollective) {
   push(0, {{0, 1.0f}}, kEndOfStream);
-  agg.reset(layout, {0, 10});
+  agg.reset(layout);
   for (int w = 0; w < 3; ++w) push(w, {}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
@@ -190,7 +190,7 @@ TEST(ShardAggregator16Bit, SumsInFp32AndRoundsOnce) {
     SCOPED_TRACE(std::string(dtype_name(dtype)));
     const BlockLayout layout(8, 4);
     ShardAggregator agg(3, dtype);
-    agg.reset(layout, {0, 2});
+    agg.reset(layout);
     int w = 0;
     for (float v : {big, 1.0f, 1.0f}) {
       BatchView view;

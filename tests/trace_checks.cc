@@ -143,7 +143,7 @@ std::vector<std::string> check_critical_paths(const TraceDocument& doc, double m
     for (const auto& s : call.ranks[static_cast<size_t>(first.rank)]->spans)
       if ((s.kind == trace::Kind::kCompute || s.kind == trace::Kind::kSend || s.kind == trace::Kind::kRecv ||
            s.kind == trace::Kind::kBackend) &&
-          s.end_ns <= first.span->begin_ns) {
+          &s != first.span && s.end_ns <= first.span->begin_ns) {  // a point span ends where it begins
         problems.push_back(at + ": the path stops at '" + first.span->name + "' on rank " +
                            std::to_string(first.rank) + ", after '" + s.name + "' there had ended");
         break;

@@ -61,6 +61,9 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
                  "comma list of algorithms (default, in this build: " + default_algos_text(DeviceKind::kCpu) +
                      " with --device cpu; " + default_algos_text(DeviceKind::kCuda) + " with --device cuda)");
   cmd.add_option("--device", o.device_text, "where tensors live: cpu or cuda")->capture_default_str();
+  cmd.add_option("--shard-layout", o.shard_layout_text,
+                 "how the engine deals blocks to shards: striped (even load for skewed tensors) or contiguous")
+      ->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);
   cmd.add_flag("--profile", o.trace.profile,

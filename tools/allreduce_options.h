@@ -55,6 +55,7 @@ struct AllreduceOptions {
   int aggregators = 0;
   std::string algo_text;  // empty: default_algos() of the device
   std::string device_text = "cpu";
+  std::string shard_layout_text = "striped";  // --shard-layout
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
   TraceOptions trace;           // --profile, --trace, --trace-iters, --trace-buffer

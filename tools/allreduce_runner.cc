@@ -30,6 +30,9 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+// Past this, the wire models estimate from densities (a note in the record says so).
+constexpr uint64_t kMaxInputSupportBytes = uint64_t{512} << 20;
+
 struct AlgoSlot {
   const CollectiveInfo* info = nullptr;
   std::unique_ptr<Collective> collective;
@@ -124,6 +127,8 @@ class RankRun {
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
+    setup.link_rate_bps = plan_.base.link_rate_bps;  // 0 unless the links are emulated
+    parse_shard_layout(plan_.base.shard_layout, &setup.shard_layout);
     for (int r = 0; r < job_.nodes; ++r) {
       if (hosts_[static_cast<size_t>(r)] != hosts_[static_cast<size_t>(job_.rank)]) continue;
       if (r < job_.rank) ++setup.local_index;
@@ -243,9 +248,14 @@ class RankRun {
     t.host_in = view_of(buffers_->input, count, dtype);
     t.host_out = plan_.base.inplace ? t.host_in : view_of(buffers_->output, count, dtype);
     t.reference = view_of(buffers_->reference, count, dtype);
-    stats = prepare_inputs(workload, job_.rank, job_.nodes, plan_.base.block_size, t.host_in, t.reference,
-                           view_of(buffers_->scratch, count, dtype))
-                .stats;
+    // Rank 0 writes the records: it keeps every rank's non-zeros for the
+    // exact wire models, unless that would take too much memory.
+    const bool keep_support =
+        job_.rank == 0 && InputSupport::memory_bytes(job_.nodes, count) <= kMaxInputSupportBytes;
+    PreparedInputs prepared = prepare_inputs(workload, job_.rank, job_.nodes, plan_.base.block_size, t.host_in,
+                                             t.reference, view_of(buffers_->scratch, count, dtype), keep_support);
+    stats = prepared.stats;
+    support_ = std::move(prepared.support);
     t.in = t.host_in;
     t.out = t.host_out;
     if (device_tensors_) {
@@ -378,6 +388,9 @@ class RankRun {
     cost.block_density = stats.block_density;
     cost.union_block_density = stats.union_block_density;
     cost.union_element_density = stats.union_element_density;
+    cost.link_rate_bps = config.link_rate_bps;
+    parse_shard_layout(config.shard_layout, &cost.shard_layout);
+    cost.support = support_.get();
     std::vector<ResultRecord> group;
     for (size_t a = 0; a < slots_.size(); ++a) {
       const AlgoSlot& s = slots_[a];
@@ -389,6 +402,7 @@ class RankRun {
       const WireCost model = s.info->analytic_cost(cost);
       r.analytic_sent_per_rank_max = model.sent_per_rank_max;
       r.analytic_sent_total = model.sent_total;
+      r.analytic_exact = model.exact;
       if (!s.collective) {
         r.skipped = true;
         r.skip_reason = s.skip_reason;
@@ -423,6 +437,7 @@ class RankRun {
   std::vector<std::string> hosts_;
   std::vector<AlgoSlot> slots_;
   std::unique_ptr<Buffers> buffers_;
+  std::unique_ptr<InputSupport> support_;  // rank 0: every rank's non-zeros of the current size
   std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
   bool any_wrong_ = false;

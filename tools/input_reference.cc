@@ -10,8 +10,9 @@
 namespace omnib {
 
 PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, size_t block_size,
-                              const TensorView& mine, const TensorView& reference, const TensorView& scratch) {
+                              const TensorView& mine, const TensorView& reference, const TensorView& scratch, bool keep_support) {
   PreparedInputs p;
+  if (keep_support) p.support = std::make_unique<InputSupport>(nodes, mine.count);
   const BlockLayout layout(mine.count, block_size);
   const uint64_t nb = layout.num_blocks();
   std::vector<uint8_t> in_union(nb, 0);
@@ -29,6 +30,7 @@ PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, siz
   for (int r = 0; r < nodes; ++r) {
     workload.fill(r, scratch);
     if (r == rank) std::memcpy(mine.data, scratch.data, mine.bytes());
+    if (p.support) p.support->set_rank(r, scratch.data, esize);
     if (wide)
       add_widened(reference.dtype, wide_sum.data(), scratch.data, reference.count);
     else
@@ -55,6 +57,7 @@ PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, siz
     mean_block += bd / nodes;
   }
   if (wide) narrow_from(reference.dtype, reference.data, wide_sum.data(), reference.count);
+  if (p.support) p.support->set_sum(reference.data, esize);
   for (uint8_t m : union_mask) union_elements += m;
   uint64_t union_blocks = 0;
   for (uint8_t u : in_union) union_blocks += u;

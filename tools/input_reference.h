@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "engine/input_support.h"
 #include "engine/tensor.h"
 #include "tools/report/result_record.h"
 #include "tools/workloads/workload.h"
@@ -14,11 +16,13 @@ namespace omnib {
 
 struct PreparedInputs {
   InputStats stats;
+  std::unique_ptr<InputSupport> support;  // when asked for: every rank's non-zeros and the sum's
 };
 
 // Fills `mine` with rank's input and `reference` with the sum over all
 // `nodes` ranks (summed in rank order). `scratch` is a tensor-sized buffer.
 PreparedInputs prepare_inputs(const Workload& workload, int rank, int nodes, size_t block_size,
-                              const TensorView& mine, const TensorView& reference, const TensorView& scratch);
+                              const TensorView& mine, const TensorView& reference, const TensorView& scratch,
+                              bool keep_support = false);
 
 }  // namespace omnib

@@ -111,7 +111,9 @@ int run_plot_command(const PlotOptions& o) {
                                         "OMNIB_PYTHON to a python3 that has matplotlib");
   auto combined = write_combined(o.inputs);
   if (!combined.is_ok()) return fail(combined.status().code(), combined.status().message());
-  const int rc = run_child(ChildSpec{{python, script, combined.value(), "-o", o.out_dir}});
+  ChildSpec plot;
+  plot.argv = {python, script, combined.value(), "-o", o.out_dir};
+  const int rc = run_child(plot);
   unlink(combined.value().c_str());
   if (rc == 127) return fail(Code::kUnavailable, "could not start " + python);
   return rc;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/collective.h"
+#include "engine/shard_map.h"
 #include "engine/transport/socket_util.h"
 #include "tools/size_parse.h"
 #include "tools/workloads/workload_choice.h"
@@ -202,6 +203,11 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
     c.device = o.device_text == "cpu" ? DeviceKind::kCpu : DeviceKind::kCuda;
   else
     return usage_error("--device '" + o.device_text + "' is not known: use cpu or cuda");
+
+  ShardLayout shard_layout;
+  if (!parse_shard_layout(o.shard_layout_text, &shard_layout))
+    return usage_error("--shard-layout '" + o.shard_layout_text + "' is not known: use striped or contiguous");
+  c.shard_layout = shard_layout_name(shard_layout);
 
   auto algos = check_algos(o, c.device);
   if (!algos.is_ok()) return algos.status();

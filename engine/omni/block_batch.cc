@@ -8,7 +8,9 @@
 namespace omnib {
 
 Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
-                    BlockRange allowed, BatchView& out) {
+                    const ShardMap& shards, int shard, BatchView& out) {
+  const uint64_t nb = layout.num_blocks();
+  auto owned = [&](uint64_t idx) { return idx < nb && shards.owner(idx) == shard; };
   if (payload.size() < sizeof(BatchHeader)) return unavailable_error("block batch shorter than its header");
   BatchHeader h;
   std::memcpy(&h, payload.data(), sizeof(h));
@@ -24,17 +26,17 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
   uint64_t previous = 0;
   for (uint32_t i = 0; i < h.count; ++i) {
     uint64_t idx = out.indices[i];
-    if (idx < allowed.begin || idx >= allowed.end || (i > 0 && idx <= previous))
+    if (!owned(idx) || (i > 0 && idx <= previous))
       return unavailable_error("block batch holds block " + std::to_string(idx) +
-                               " out of order or outside the shard's range");
+                               " out of order or not of shard " + std::to_string(shard));
     previous = idx;
     out.value_offsets[i] = offset;
     offset += layout.block_length(idx) * elem_size;
   }
   if (h.count > 0 && h.next != kEndOfStream && h.next <= previous)
     return unavailable_error("block batch look-ahead index does not follow its last block");
-  if (h.next != kEndOfStream && (h.next < allowed.begin || h.next >= allowed.end))
-    return unavailable_error("block batch look-ahead index is outside the shard's range");
+  if (h.next != kEndOfStream && !owned(h.next))
+    return unavailable_error("block batch look-ahead index is not a block of shard " + std::to_string(shard));
   if (payload.size() != sizeof(BatchHeader) + index_bytes + offset)
     return unavailable_error("block batch size " + std::to_string(payload.size()) + " does not match its blocks");
   return Status::ok();

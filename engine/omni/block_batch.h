@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/shard_map.h"
 #include "engine/status.h"
 
 namespace omnib {
@@ -36,10 +37,10 @@ struct BatchView {
   std::vector<size_t> value_offsets;  // byte offset of each block's values
 };
 
-// Checks and decodes `payload` (indices strictly increasing, inside `allowed`,
-// lengths matching the layout). The view borrows `payload`.
+// Checks and decodes `payload` (indices strictly increasing, all owned by
+// `shard` of `shards`, lengths matching the layout). The view borrows `payload`.
 Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
-                    BlockRange allowed, BatchView& out);
+                    const ShardMap& shards, int shard, BatchView& out);
 
 // Starts the iovec list of a batch: its header and index array. The values
 // follow (WorkerBlockIo::value_iovecs). `header` and `indices` must outlive

@@ -7,41 +7,43 @@
 
 namespace omnib {
 
-HostBlockIo::HostBlockIo(int shards) : shards_(static_cast<size_t>(shards)) {}
+HostBlockIo::HostBlockIo(int shards) : written_up_to_(static_cast<size_t>(shards)) {}
 
 Result<std::unique_ptr<WorkerBlockIo>> HostBlockIo::create(int shards) {
   return std::unique_ptr<WorkerBlockIo>(new HostBlockIo(shards));
 }
 
-Status HostBlockIo::begin(const TensorView& in, const TensorView& out, const BlockLayout& layout) {
+Status HostBlockIo::begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
+                          const ShardMap& shards) {
   if (in.device != DeviceKind::kCpu || out.device != DeviceKind::kCpu)
     return usage_error("omni: host block IO was given a device tensor");
+  if (shards.shards() != static_cast<int>(written_up_to_.size()))
+    return internal_error("omni: host block IO made for " + std::to_string(written_up_to_.size()) + " shards, given " +
+                          std::to_string(shards.shards()));
   in_ = in;
   out_ = out;
   layout_ = layout;
+  shards_ = shards;
   elem_size_ = dtype_size(in.dtype);
   return Status::ok();
 }
 
-Result<std::span<const uint64_t>> HostBlockIo::stage(int shard, BlockRange range, bool dense) {
-  std::vector<uint64_t>& staged = shards_[static_cast<size_t>(shard)].staged;
-  staged.clear();
+Status HostBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) {
   if (dense) {
-    for (uint64_t b = range.begin; b < range.end; ++b) staged.push_back(b);
-  } else {
-    find_nonzero_blocks(in_.data, elem_size_, layout_, range, staged);
+    for (uint64_t b = from; b < to; ++b) found.push_back(b);
+    return Status::ok();
   }
-  return std::span<const uint64_t>(staged);
+  find_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found);
+  return Status::ok();
 }
 
-void HostBlockIo::value_iovecs(int shard, size_t pos, size_t n, std::vector<iovec>& out) {
-  const std::vector<uint64_t>& staged = shards_[static_cast<size_t>(shard)].staged;
+void HostBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
   const auto* base = static_cast<const char*>(in_.data);
-  for (size_t i = pos; i < pos + n; ++i) {
-    const char* start = base + layout_.block_begin(staged[i]) * elem_size_;
-    const size_t len = layout_.block_length(staged[i]) * elem_size_;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const char* start = base + layout_.block_begin(blocks[i]) * elem_size_;
+    const size_t len = layout_.block_length(blocks[i]) * elem_size_;
     // Adjacent blocks are contiguous in the tensor: extend the previous run.
-    if (i > pos && staged[i] == staged[i - 1] + 1) {
+    if (i > 0 && blocks[i] == blocks[i - 1] + 1) {
       out.back().iov_len += len;
     } else {
       out.push_back({const_cast<char*>(start), len});
@@ -49,20 +51,22 @@ void HostBlockIo::value_iovecs(int shard, size_t pos, size_t n, std::vector<iove
   }
 }
 
-Status HostBlockIo::begin_receive(int shard, BlockRange range) {
-  shards_[static_cast<size_t>(shard)].written_up_to = range.begin;
+Status HostBlockIo::begin_receive() {
+  for (auto& cursor : written_up_to_) cursor = 0;
   return Status::ok();
 }
 
-void HostBlockIo::zero_blocks(uint64_t from, uint64_t to) {
+void HostBlockIo::zero_blocks(int shard, uint64_t from, uint64_t to) {
   // In place, a block nobody sent is zero in the input already.
   if (from >= to || out_.data == in_.data) return;
-  const size_t elements = layout_.elements_in({from, to});
-  std::memset(static_cast<char*>(out_.data) + layout_.block_begin(from) * elem_size_, 0, elements * elem_size_);
+  auto* out = static_cast<char*>(out_.data);
+  shards_.for_each_run(shard, from, to, [&](uint64_t begin, uint64_t end) {
+    std::memset(out + layout_.block_begin(begin) * elem_size_, 0, layout_.elements_in({begin, end}) * elem_size_);
+  });
 }
 
 Status HostBlockIo::store(int shard, const BatchView& batch) {
-  uint64_t& cursor = shards_[static_cast<size_t>(shard)].written_up_to;
+  uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
   auto* out = static_cast<char*>(out_.data);
   uint32_t i = 0;
   while (i < batch.count) {
@@ -72,9 +76,9 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
     const uint64_t first = batch.indices[i];
     const uint64_t last = batch.indices[j - 1];
     if (first < cursor)
-      return unavailable_error("result stream went back to block " + std::to_string(first) + " after block " +
-                               std::to_string(cursor - 1));
-    zero_blocks(cursor, first);
+      return unavailable_error("result stream of shard " + std::to_string(shard) + " went back to block " +
+                               std::to_string(first) + " after block " + std::to_string(cursor - 1));
+    zero_blocks(shard, cursor, first);
     std::memcpy(out + layout_.block_begin(first) * elem_size_, batch.values + batch.value_offsets[i],
                 layout_.elements_in({first, last + 1}) * elem_size_);
     cursor = last + 1;
@@ -83,10 +87,10 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
   return Status::ok();
 }
 
-Status HostBlockIo::finish_receive(int shard, BlockRange range) {
-  uint64_t& cursor = shards_[static_cast<size_t>(shard)].written_up_to;
-  zero_blocks(cursor, range.end);
-  cursor = range.end;
+Status HostBlockIo::finish_receive(int shard) {
+  uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
+  zero_blocks(shard, cursor, layout_.num_blocks());
+  cursor = layout_.num_blocks();
   return Status::ok();
 }
 

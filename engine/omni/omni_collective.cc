@@ -1,15 +1,22 @@
 #include "engine/omni/omni_collective.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 #include "engine/omni/device_block_io.h"
 #include "engine/omni/host_block_io.h"
+#include "engine/omni/omni_cost.h"
 #include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The send lane looks at the tensor in pieces of about this many bytes, and
+// sends what each piece yields before looking further: the first batches
+// leave while most of the tensor is still unread.
+constexpr size_t kScanPieceBytes = 1 << 20;
 
 Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer) {
   if (f.type() != type)
@@ -20,6 +27,19 @@ Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer
                              ", this rank on " + std::to_string(seq) + " (ranks out of step)");
   return Status::ok();
 }
+
+// A lane gives up when nothing at all has moved for the timeout.
+class Stall {
+ public:
+  explicit Stall(std::chrono::milliseconds timeout) : timeout_(timeout), since_(SteadyClock::now()) {}
+  void moved() { since_ = SteadyClock::now(); }
+  SteadyClock::time_point deadline() const { return since_ + timeout_; }
+  bool expired() const { return SteadyClock::now() >= deadline(); }
+
+ private:
+  std::chrono::milliseconds timeout_;
+  SteadyClock::time_point since_;
+};
 
 }  // namespace
 
@@ -50,18 +70,24 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
                                std::unique_ptr<WorkerBlockIo> io)
     : job_(setup.job),
       options_(options),
-      dtype_(setup.dtype),
       elem_size_(dtype_size(setup.dtype)),
       block_size_(setup.block_size),
+      link_rate_bps_(setup.link_rate_bps),
+      layout_kind_(setup.shard_layout),
+      timeout_(setup.timeout),
       links_(std::move(links)),
-      io_(std::move(io)),
-      send_iov_(static_cast<size_t>(shards())),
-      receive_scratch_(static_cast<size_t>(shards())) {
+      io_(std::move(io)) {
   int lanes = 0;
-  if (job_.is_worker()) lanes += 2 * shards();
+  if (job_.is_worker()) {
+    lanes += 2;
+    send_shards_.resize(static_cast<size_t>(shards()));
+    result_frames_.resize(static_cast<size_t>(shards()));
+    for (int s = 0; s < shards(); ++s) to_shard(s).set_wakers(&receive_waker_, &send_waker_);
+  }
   if (my_shard() >= 0) {
-    lanes += job_.nodes + 1;
-    aggregator_ = std::make_unique<ShardAggregator>(job_.nodes, dtype_);
+    lanes += 1;
+    aggregator_ = std::make_unique<ShardAggregator>(job_.nodes, setup.dtype);
+    for (int w = 0; w < job_.nodes; ++w) from_worker(w).set_wakers(&aggregate_waker_, &aggregate_waker_);
   }
   lanes_ = std::make_unique<LaneGroup>(lanes);
 }
@@ -69,6 +95,10 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
 OmniCollective::~OmniCollective() {
   abort();
   lanes_.reset();
+  // The links outlive this object's wakers otherwise.
+  for (auto* ends : {&links_.dialer_end, &links_.acceptor_end})
+    for (auto& c : *ends)
+      if (c) c->set_wakers(nullptr, nullptr);
 }
 
 int OmniCollective::my_shard() const {
@@ -76,172 +106,293 @@ int OmniCollective::my_shard() const {
   return job_.rank;
 }
 
-size_t OmniCollective::blocks_per_frame() const {
-  return std::max<size_t>(1, options_.frame_bytes / (block_size_ * elem_size_));
-}
+void OmniCollective::abort() { links_.abort_all(); }  // every waiting lane wakes to the failure
 
-void OmniCollective::abort() {
-  links_.abort_all();
-  std::lock_guard lock(shard_mu_);
-  shard_aborted_ = true;
-  window_cv_.notify_all();
-  input_cv_.notify_all();
+void OmniCollective::size_streams() {
+  const uint64_t tensor_bytes = static_cast<uint64_t>(layout_.count()) * elem_size_;
+  const auto before = std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes);
+  // A shard hears from every worker; a worker from every shard.
+  to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / static_cast<uint64_t>(shards()));
+  to_workers_ = tune_streams(link_rate_bps_, shards(), tensor_bytes / static_cast<uint64_t>(shards()));
+  blocks_per_frame_ = std::max<size_t>(1, to_shards_.frame_bytes / (block_size_ * elem_size_));
+  if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
+  // Each end sizes what it receives.
+  if (job_.is_worker())
+    for (int s = 0; s < shards(); ++s)
+      to_shard(s).set_windows(to_workers_.recv_frames, to_shards_.send_frames, to_workers_.inflight_bytes);
+  if (my_shard() >= 0)
+    for (int w = 0; w < job_.nodes; ++w)
+      from_worker(w).set_windows(to_shards_.recv_frames, to_workers_.send_frames, to_shards_.inflight_bytes);
 }
 
 Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (in.count != out.count) return usage_error("omni: input and output counts differ");
   ++seq_;
-  in_ = in;
-  out_ = out;
   layout_ = BlockLayout(in.count, block_size_);
-  if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_));
-  if (aggregator_) aggregator_->reset(layout_, layout_.shard_range(my_shard(), shards()));
+  map_ = ShardMap(layout_.num_blocks(), shards(), layout_kind_, ShardMap::default_stripe(block_size_ * elem_size_));
+  size_streams();
+  if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_, map_));
+  if (aggregator_) aggregator_->reset(layout_);
 
-  const int worker_lanes = job_.is_worker() ? 2 * shards() : 0;
-  std::function<Status(int)> body = [&](int lane) -> Status {
-    if (lane < worker_lanes) {
-      return lane < shards() ? send_shard(lane) : receive_shard(lane - shards());
-    }
-    int shard_lane = lane - worker_lanes;
-    return shard_lane < job_.nodes ? read_worker(shard_lane) : aggregate();
-  };
+  std::vector<Status (OmniCollective::*)()> roles;
+  if (job_.is_worker()) roles = {&OmniCollective::send_all, &OmniCollective::receive_all};
+  if (aggregator_) roles.push_back(&OmniCollective::aggregate);
+  std::function<Status(int)> body = [&](int lane) { return (this->*roles[static_cast<size_t>(lane)])(); };
   std::function<void()> on_failure = [this] { abort(); };
   return lanes_->run(body, on_failure);  // the harness names the rank and algorithm
 }
 
-// Worker side: stream this worker's non-zero blocks of `shard` in index order.
-Status OmniCollective::send_shard(int shard) {
-  trace::name_thread("send to shard", shard);
-  Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
-  const BlockRange range = layout_.shard_range(shard, shards());
-  trace::Span scan("scan", trace::Kind::kCompute, {.shard = shard});
-  auto staged = io_->stage(shard, range, options_.dense);
-  if (!staged.is_ok()) return staged.status();
-  const std::span<const uint64_t> indices = staged.value();
-  scan.set_blocks(indices.size());
-  scan.end();
-  const size_t per_frame = blocks_per_frame();
-  std::vector<iovec>& iov = send_iov_[static_cast<size_t>(shard)];
-  size_t pos = 0;
-  do {
-    const size_t n = std::min(per_frame, indices.size() - pos);
-    BatchHeader header{static_cast<uint32_t>(n), 0,
-                       pos + n < indices.size() ? indices[pos + n] : kEndOfStream};
-    batch_prefix_iovecs(header, indices.subspan(pos, n), iov);
-    io_->value_iovecs(shard, pos, n, iov);
-    trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(shard), .shard = shard, .blocks = n});
-    send.set_bytes_of(iov);
-    OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kBlocks, 0, seq_, iov));
-    pos += n;
-  } while (pos < indices.size());
+// Worker side: every shard's blocks, each shard's in increasing order, as
+// the scan finds them; a batch goes to a shard whenever the shard's link
+// has room and the block after the batch (its look-ahead) is known.
+Status OmniCollective::send_all() {
+  trace::name_thread("send to shards");
+  const uint64_t blocks = layout_.num_blocks();
+  const size_t piece = std::max<size_t>(1, kScanPieceBytes / (block_size_ * elem_size_));
+  for (int s = 0; s < shards(); ++s) {
+    SendShard& ss = send_shards_[static_cast<size_t>(s)];
+    ss.found.clear();
+    // Posted sends point into `found`: it must never move during the call.
+    ss.found.reserve(map_.count(s));
+    ss.sent = 0;
+    ss.ended = false;
+    ss.last_ticket = to_shard(s).sends_done();
+    ss.headers.resize(to_shards_.send_frames + 1);
+  }
+  uint64_t scanned = 0;
+  Stall stall(timeout_);
+  while (true) {
+    const uint64_t mark = send_waker_.mark();
+    bool moved = false, all_ended = true;
+    const bool complete = scanned == blocks;
+    for (int i = 0; i < shards(); ++i) {
+      const int s = (job_.rank + i) % shards();  // ranks start on different shards
+      SendShard& ss = send_shards_[static_cast<size_t>(s)];
+      if (ss.ended) continue;
+      all_ended = false;
+      const size_t ready = ss.found.size() - ss.sent;
+      // Without the block that follows, a batch cannot announce it.
+      const size_t n = complete ? std::min(ready, blocks_per_frame_) : (ready > blocks_per_frame_ ? blocks_per_frame_ : 0);
+      if (!complete && n == 0) continue;
+      BatchHeader& header = ss.headers[(ss.last_ticket + 1) % ss.headers.size()];
+      const uint64_t next = ss.sent + n < ss.found.size() ? ss.found[ss.sent + n] : kEndOfStream;
+      header = BatchHeader{static_cast<uint32_t>(n), 0, next};
+      const std::span<const uint64_t> batch(ss.found.data() + ss.sent, n);
+      batch_prefix_iovecs(header, batch, send_iov_);
+      io_->value_iovecs(batch, send_iov_);
+      trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
+      send.set_bytes_of(send_iov_);
+      auto posted = to_shard(s).post(wire::FrameType::kBlocks, 0, seq_, send_iov_);
+      if (!posted.is_ok()) return posted.status();
+      if (!posted.value()) {  // the link's window is full
+        send.cancel();
+        continue;
+      }
+      ss.last_ticket = *posted.value();
+      ss.sent += n;
+      ss.ended = next == kEndOfStream;
+      moved = true;
+    }
+    if (all_ended) break;
+    if (!complete) {
+      trace::Span scan("scan", trace::Kind::kCompute);
+      const uint64_t to = std::min<uint64_t>(blocks, scanned + piece);
+      found_scratch_.clear();
+      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_));
+      for (uint64_t b : found_scratch_) send_shards_[static_cast<size_t>(map_.owner(b))].found.push_back(b);
+      scan.set_blocks(found_scratch_.size());
+      scanned = to;
+      moved = true;
+    }
+    if (moved) {
+      stall.moved();
+      continue;
+    }
+    trace::Span wait("wait window", trace::Kind::kWait);
+    if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired())
+      return timeout_error("no shard took a batch within the timeout (is an aggregator stuck?)");
+  }
+  // The tensor's memory stays the caller's: every send must be finished.
+  for (int s = 0; s < shards(); ++s) {
+    const SendShard& ss = send_shards_[static_cast<size_t>(s)];
+    while (to_shard(s).sends_done() < ss.last_ticket) {
+      const uint64_t mark = send_waker_.mark();
+      OMNIB_RETURN_IF_ERROR(to_shard(s).health());
+      if (to_shard(s).sends_done() >= ss.last_ticket) break;
+      if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired())
+        return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
+    }
+  }
   return Status::ok();
 }
 
-// Worker side: write the reduced blocks of `shard` into the output.
-Status OmniCollective::receive_shard(int shard) {
-  Connection& link = *links_.dialer_end[link_id(job_.rank, shard)];
-  const BlockRange range = layout_.shard_range(shard, shards());
-  ReceiveScratch& scratch = receive_scratch_[static_cast<size_t>(shard)];
-  trace::name_thread("receive from shard", shard);
-  OMNIB_RETURN_IF_ERROR(io_->begin_receive(shard, range));
-  while (true) {
-    trace::Span recv("recv result", trace::Kind::kRecv, {.peer = shard_rank(shard), .shard = shard});
-    OMNIB_RETURN_IF_ERROR(link.recv(scratch.frame));
-    recv.set_bytes(scratch.frame.payload.size());
-    recv.end();
-    trace::Span scatter("scatter", trace::Kind::kCompute, {.shard = shard});
-    OMNIB_RETURN_IF_ERROR(expect_frame(scratch.frame, wire::FrameType::kResult, seq_, link.peer_rank()));
-    OMNIB_RETURN_IF_ERROR(decode_batch(scratch.frame.payload, layout_, elem_size_, range, scratch.view));
-    scatter.set_blocks(scratch.view.count);
-    OMNIB_RETURN_IF_ERROR(io_->store(shard, scratch.view));
-    if (scratch.view.next == kEndOfStream) return io_->finish_receive(shard, range);
+// Worker side: the reduced blocks of every shard, written into the output
+// as they arrive.
+Status OmniCollective::receive_all() {
+  trace::name_thread("receive from shards");
+  OMNIB_RETURN_IF_ERROR(io_->begin_receive());
+  std::vector<char> ended(static_cast<size_t>(shards()), 0);
+  int remaining = shards();
+  Stall stall(timeout_);
+  while (remaining > 0) {
+    const uint64_t mark = receive_waker_.mark();
+    bool moved = false;
+    for (int s = 0; s < shards(); ++s) {
+      if (ended[static_cast<size_t>(s)]) continue;
+      Frame& frame = result_frames_[static_cast<size_t>(s)];
+      Connection& link = to_shard(s);
+      while (true) {
+        auto got = link.try_recv(frame);
+        if (!got.is_ok()) return got.status();
+        if (!got.value()) break;
+        moved = true;
+        const int64_t arrived = trace::now_ns();  // a point: the frame is whole
+        trace::record("recv result", trace::Kind::kRecv, arrived, arrived,
+                      {.peer = shard_rank(s), .shard = s, .bytes = frame.payload.size()});
+        trace::Span scatter("scatter", trace::Kind::kCompute, {.shard = s});
+        OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kResult, seq_, link.peer_rank()));
+        OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, s, result_view_));
+        scatter.set_blocks(result_view_.count);
+        OMNIB_RETURN_IF_ERROR(io_->store(s, result_view_));
+        if (result_view_.next == kEndOfStream) {
+          OMNIB_RETURN_IF_ERROR(io_->finish_receive(s));
+          ended[static_cast<size_t>(s)] = 1;
+          --remaining;
+          break;
+        }
+      }
+    }
+    if (moved) {
+      stall.moved();
+      continue;
+    }
+    if (remaining == 0) break;
+    trace::Span wait("wait result", trace::Kind::kWait);
+    if (!receive_waker_.wait_since(mark, stall.deadline()) && stall.expired())
+      return timeout_error("no result arrived from " + std::to_string(remaining) +
+                           " shard(s) within the timeout (is an aggregator or a worker stuck?)");
   }
+  return Status::ok();
 }
 
-// Shard side: move batches from one worker's link into the aggregator, keeping
-// at most window_frames of them buffered (TCP back-pressure does the rest).
-Status OmniCollective::read_worker(int worker) {
-  const int shard = my_shard();
-  Connection& link = *links_.acceptor_end[link_id(worker, shard)];
-  const BlockRange range = layout_.shard_range(shard, shards());
-  trace::name_thread("read from worker", worker);
-  while (true) {
-    Frame frame;
-    {
-      trace::Span wait("wait window", trace::Kind::kWait, {.peer = worker, .shard = shard});
-      std::unique_lock lock(shard_mu_);
-      window_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->queued(worker) < options_.window_frames; });
-      if (shard_aborted_) return unavailable_error("aborted");
-      frame = aggregator_->take_spare_frame();
-    }
-    trace::Span recv("recv batch", trace::Kind::kRecv, {.peer = worker, .shard = shard});
-    OMNIB_RETURN_IF_ERROR(link.recv(frame));
-    recv.set_bytes(frame.payload.size());
-    recv.end();
-    OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, worker));
-    BatchView view;
-    OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, range, view));
-    const bool last = view.next == kEndOfStream;
-    {
-      std::lock_guard lock(shard_mu_);
-      OMNIB_RETURN_IF_ERROR(aggregator_->push(worker, std::move(frame), std::move(view)));
-      input_cv_.notify_one();
-    }
-    if (last) return Status::ok();
-  }
-}
-
-// Shard side: reduce blocks as they become complete and stream the sums to
-// every worker, flushing whenever the shard would otherwise wait.
+// Shard side: take batches from every worker (at most a window each, so a
+// shard's memory is bounded whatever the tensor), reduce each block once
+// every worker that holds it has delivered it, and stream the sums to every
+// worker in order. A result batch stays in its slot until every worker's
+// link has sent it.
 Status OmniCollective::aggregate() {
   const int shard = my_shard();
-  ResultBatch& batch = result_batch_;
-  batch.clear();
-  std::vector<iovec>& iov = result_iov_;
-  const size_t per_frame = blocks_per_frame();
   trace::name_thread("aggregate shard", shard);
-  auto flush = [&](uint64_t next) -> Status {
-    BatchHeader header{static_cast<uint32_t>(batch.indices.size()), 0, next};
-    iov.clear();
-    iov.push_back({&header, sizeof(header)});
-    if (!batch.indices.empty()) {
-      iov.push_back({batch.indices.data(), batch.indices.size() * sizeof(uint64_t)});
-      iov.push_back({batch.values.data(), batch.values.size()});
-    }
-    for (int w = 0; w < job_.nodes; ++w) {
-      trace::Span send("send result", trace::Kind::kSend, {.peer = w, .shard = shard, .blocks = batch.indices.size()});
-      send.set_bytes_of(iov);
-      OMNIB_RETURN_IF_ERROR(links_.acceptor_end[link_id(w, shard)]->send(wire::FrameType::kResult, 0, seq_, iov));
-    }
-    batch.clear();
-    return Status::ok();
-  };
+  const int workers = job_.nodes;
+  const size_t pull = to_shards_.recv_frames;
+  result_slots_.resize(to_workers_.send_frames + 1);
+  for (auto& slot : result_slots_) {
+    slot.tickets.assign(static_cast<size_t>(workers), 0);
+    slot.busy = false;
+  }
+  const uint64_t slots = result_slots_.size();
+  std::vector<char> input_ended(static_cast<size_t>(workers), 0);
+  std::vector<uint64_t> next_post(static_cast<size_t>(workers), 0);  // batch number each worker gets next
+  uint64_t produced = 0;  // result batches made
+  uint64_t retired = 0;   // batches whose slot is free again
+  bool finished = false;  // the batch announcing the end is made
+  Stall stall(timeout_);
 
+  auto slot_of = [&](uint64_t k) -> ResultSlot& { return result_slots_[k % slots]; };
   while (true) {
-    ShardAggregator::Progress progress;
-    uint64_t next;
-    int waiting_on = -1;  // advance() names the worker it waits for
-    {
-      std::unique_lock lock(shard_mu_);
-      while (true) {
-        if (shard_aborted_) return unavailable_error("aborted");
-        const uint64_t consumed = aggregator_->consumed();
-        trace::Span reduce("reduce", trace::Kind::kCompute, {.shard = shard});
-        progress = aggregator_->advance(batch, per_frame, &waiting_on);
-        reduce.end();
-        if (aggregator_->consumed() != consumed) window_cv_.notify_all();  // window space freed
-        // kNeedInput leaves the batch empty: what was done went out at the boundary.
-        if (progress != ShardAggregator::Progress::kNeedInput) break;
-        const uint64_t before = aggregator_->pushes();
-        trace::Span wait("wait block", trace::Kind::kWait, {.peer = waiting_on, .shard = shard});
-        input_cv_.wait(lock, [&] { return shard_aborted_ || aggregator_->pushes() != before; });
+    const uint64_t mark = aggregate_waker_.mark();
+    bool moved = false;
+    // Take what the workers sent, up to the window.
+    for (int w = 0; w < workers; ++w) {
+      Connection& link = from_worker(w);
+      while (!input_ended[static_cast<size_t>(w)] && aggregator_->queued(w) < pull) {
+        Frame frame = aggregator_->take_spare_frame();
+        auto got = link.try_recv(frame);
+        if (!got.is_ok()) return got.status();
+        if (!got.value()) {
+          aggregator_->give_spare_frame(std::move(frame));
+          break;
+        }
+        moved = true;
+        const int64_t arrived = trace::now_ns();  // a point: the frame is whole
+        trace::record("recv batch", trace::Kind::kRecv, arrived, arrived,
+                      {.peer = w, .shard = shard, .bytes = frame.payload.size()});
+        OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, w));
+        BatchView view;
+        OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, shard, view));
+        input_ended[static_cast<size_t>(w)] = view.next == kEndOfStream;
+        OMNIB_RETURN_IF_ERROR(aggregator_->push(w, std::move(frame), std::move(view)));
       }
-      next = aggregator_->global_next();
     }
-    OMNIB_RETURN_IF_ERROR(flush(next));
-    // The batch that announces the end is the stream's last, even when it
-    // was flushed full (then advance() would report kDone only on the next call).
-    if (next == kEndOfStream) return Status::ok();
+    // Reduce into a free slot.
+    if (!finished && produced - retired < slots) {
+      ResultSlot& slot = slot_of(produced);
+      trace::Span reduce("reduce", trace::Kind::kCompute, {.shard = shard});
+      int waiting_on = -1;
+      const auto progress = aggregator_->advance(slot.batch, blocks_per_frame_, &waiting_on);
+      reduce.set_blocks(slot.batch.indices.size());
+      reduce.end();
+      if (progress != ShardAggregator::Progress::kNeedInput) {
+        // The batch that announces the end is the stream's last, even when
+        // it was flushed full (then advance() reports kDone only next time).
+        const uint64_t next = aggregator_->global_next();
+        slot.header = BatchHeader{static_cast<uint32_t>(slot.batch.indices.size()), 0, next};
+        slot.busy = true;
+        ++produced;
+        finished = next == kEndOfStream;
+        moved = true;
+      }
+    }
+    // Send made batches to every worker, each worker's in order.
+    for (int i = 0; i < workers; ++i) {
+      const int w = (shard + i) % workers;  // shards start on different workers
+      Connection& link = from_worker(w);
+      uint64_t& k = next_post[static_cast<size_t>(w)];
+      while (k < produced) {
+        ResultSlot& slot = slot_of(k);
+        result_iov_.clear();
+        result_iov_.push_back({&slot.header, sizeof(slot.header)});
+        if (!slot.batch.indices.empty()) {
+          result_iov_.push_back({slot.batch.indices.data(), slot.batch.indices.size() * sizeof(uint64_t)});
+          result_iov_.push_back({slot.batch.values.data(), slot.batch.values.size()});
+        }
+        trace::Span send("send result", trace::Kind::kSend,
+                         {.peer = w, .shard = shard, .blocks = slot.batch.indices.size()});
+        send.set_bytes_of(result_iov_);
+        auto posted = link.post(wire::FrameType::kResult, 0, seq_, result_iov_);
+        if (!posted.is_ok()) return posted.status();
+        if (!posted.value()) {  // this worker's link is full; the others go on
+          send.cancel();
+          break;
+        }
+        slot.tickets[static_cast<size_t>(w)] = *posted.value();
+        ++k;
+        moved = true;
+      }
+    }
+    // Free the slots every worker has been sent.
+    while (retired < produced) {
+      ResultSlot& slot = slot_of(retired);
+      bool done = true;
+      for (int w = 0; w < workers && done; ++w)
+        done = next_post[static_cast<size_t>(w)] > retired &&
+               from_worker(w).sends_done() >= slot.tickets[static_cast<size_t>(w)];
+      if (!done) break;
+      slot.batch.clear();
+      slot.busy = false;
+      ++retired;
+      moved = true;
+    }
+    if (finished && retired == produced) return Status::ok();
+    if (moved) {
+      stall.moved();
+      continue;
+    }
+    for (int w = 0; w < workers; ++w) OMNIB_RETURN_IF_ERROR(from_worker(w).health());
+    trace::Span wait("wait block", trace::Kind::kWait, {.shard = shard});
+    if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
+      return timeout_error("shard " + std::to_string(shard) +
+                           " made no progress within the timeout (a worker stopped sending or reading?)");
   }
 }
 
@@ -251,30 +402,6 @@ std::optional<std::string> OmniCollective::unavailable_reason(const CollectiveSe
   return std::nullopt;
 }
 
-WireCost OmniCollective::analytic_cost(const CostInputs& c, bool dense) {
-  const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
-  const double block_bytes = static_cast<double>(c.block_size * c.elem_size);
-  const double d = dense ? 1.0 : c.block_density;
-  const double u = dense ? 1.0 : c.union_block_density;
-  const int shards = c.aggregators > 0 ? c.aggregators : c.nodes;
-  const double per_frame = std::max(1.0, std::floor(static_cast<double>(OmniOptions{}.frame_bytes) / block_bytes));
-  // A stream of k blocks costs k blocks with their indices, plus one
-  // frame header and batch header per frame (at least one frame).
-  auto stream = [&](double blocks) {
-    double frames = std::max(1.0, std::ceil(blocks / per_frame));
-    return blocks * (block_bytes + 8) + frames * (32 + 16);
-  };
-  const double shard_blocks = nb / shards;
-  if (c.aggregators == 0) {
-    const double upload = (c.nodes - 1) * stream(d * shard_blocks);
-    const double download = (c.nodes - 1) * stream(u * shard_blocks);
-    return {upload + download, c.nodes * (upload + download)};
-  }
-  const double worker_sent = shards * stream(d * shard_blocks);
-  const double aggregator_sent = c.nodes * stream(u * shard_blocks);
-  return {std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent};
-}
-
 namespace {
 const CollectiveRegistration kOmni(CollectiveInfo{
     "omni",
@@ -282,7 +409,7 @@ const CollectiveRegistration kOmni(CollectiveInfo{
     true,
     OmniCollective::unavailable_reason,
     [](const CollectiveSetup& s) { return OmniCollective::create(s, OmniOptions{}); },
-    [](const CostInputs& c) { return OmniCollective::analytic_cost(c, false); },
+    [](const CostInputs& c) { return omni_analytic_cost(c, false); },
     true,
 });
 }  // namespace

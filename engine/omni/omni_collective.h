@@ -4,25 +4,28 @@
 // each shard reduces a block as soon as every worker that holds it delivered it
 // and streams the sum back to all workers. Zero blocks never cross the wire.
 // See docs/algorithms.md for the protocol and its cost.
+//
+// Threads: however many ranks and shards the job has, a worker runs two lanes
+// (one sends to every shard, one receives from every shard) and a shard runs
+// one (it reads every worker and answers them all); the process's network
+// thread (engine/transport/io_loop.h) moves the bytes. A lane that serves
+// many links waits on one Waker for all of them.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "engine/collective.h"
 #include "engine/lane_group.h"
 #include "engine/omni/shard_aggregator.h"
+#include "engine/omni/stream_tuning.h"
 #include "engine/omni/worker_block_io.h"
 
 namespace omnib {
 
 struct OmniOptions {
-  bool dense = false;               // send every block (the dense parameter-server baseline)
-  size_t frame_bytes = 256 << 10;   // target size of one batch of block values
-  size_t window_frames = 4;         // batches a shard buffers per worker
+  bool dense = false;  // send every block (the dense parameter-server baseline)
 };
 
 class OmniCollective final : public Collective {
@@ -33,8 +36,6 @@ class OmniCollective final : public Collective {
   Status allreduce(const TensorView& in, const TensorView& out) override;
   std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
 
-  // Analytic wire bytes (docs/algorithms.md), for both sparse and dense modes.
-  static WireCost analytic_cost(const CostInputs& c, bool dense);
   // Device tensors need the CUDA block IO, which a build may lack.
   static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
 
@@ -45,48 +46,59 @@ class OmniCollective final : public Collective {
   int shard_rank(int shard) const { return job_.aggregators > 0 ? job_.nodes + shard : shard; }
   int my_shard() const;  // shard hosted by this rank, or -1
   size_t link_id(int worker, int shard) const { return static_cast<size_t>(worker * shards() + shard); }
-  size_t blocks_per_frame() const;
+  Connection& to_shard(int shard) { return *links_.dialer_end[link_id(job_.rank, shard)]; }
+  Connection& from_worker(int worker) { return *links_.acceptor_end[link_id(worker, my_shard())]; }
+  void size_streams();  // batch size and windows for this call's tensor
 
-  Status send_shard(int shard);
-  Status receive_shard(int shard);
-  Status read_worker(int worker);
+  Status send_all();
+  Status receive_all();
   Status aggregate();
   void abort();
 
   JobLayout job_;
   OmniOptions options_;
-  DType dtype_;
   size_t elem_size_;
   size_t block_size_;
+  uint64_t link_rate_bps_;
+  ShardLayout layout_kind_;
+  std::chrono::milliseconds timeout_;
   LinkSet links_;
   std::unique_ptr<WorkerBlockIo> io_;  // null on dedicated aggregators
+  std::unique_ptr<ShardAggregator> aggregator_;  // null unless this rank hosts a shard
   std::unique_ptr<LaneGroup> lanes_;
+  // Told by this rank's links when a frame arrives or a send finishes.
+  Waker send_waker_, receive_waker_, aggregate_waker_;
 
-  // Per-lane buffers kept between collectives, so that a call allocates
-  // nothing (fresh pages would cost a fault each).
-  struct ReceiveScratch {
-    Frame frame;
-    BatchView view;
+  // Kept between collectives, so that a call allocates nothing once warm.
+  struct SendShard {
+    std::vector<uint64_t> found;  // this call's blocks of the shard, in order (capacity fixed per call)
+    size_t sent = 0;              // of `found`
+    bool ended = false;           // the batch announcing the end is posted
+    uint64_t last_ticket = 0;
+    std::vector<BatchHeader> headers;  // one per send window slot: live until its send finishes
   };
-  std::vector<std::vector<iovec>> send_iov_;    // one per shard
-  std::vector<ReceiveScratch> receive_scratch_;  // one per shard
-  ResultBatch result_batch_;                     // the aggregator lane's
-  std::vector<iovec> result_iov_;                // the aggregator lane's
+  std::vector<SendShard> send_shards_;
+  std::vector<uint64_t> found_scratch_;
+  std::vector<iovec> send_iov_;    // the send lane's
+  std::vector<iovec> result_iov_;  // the aggregator lane's
+  std::vector<Frame> result_frames_;  // one per shard, receive lane
+  BatchView result_view_;
+  // One result batch goes to every worker: it stays until all have it.
+  struct ResultSlot {
+    ResultBatch batch;
+    BatchHeader header{};
+    std::vector<uint64_t> tickets;  // per worker: the send of this batch
+    bool busy = false;
+  };
+  std::vector<ResultSlot> result_slots_;
 
   // Per-collective state, set by allreduce before the lanes start.
   uint64_t seq_ = 0;
-  TensorView in_;
-  TensorView out_;
   BlockLayout layout_{0, 1};
-
-  // Shard state shared by the reader lanes and the aggregator lane.
-  // Two conditions, so that a push wakes only the aggregator and a consumed
-  // batch only the readers.
-  std::mutex shard_mu_;
-  std::condition_variable window_cv_;  // readers wait for window space
-  std::condition_variable input_cv_;   // the aggregator waits for a push
-  std::unique_ptr<ShardAggregator> aggregator_;
-  bool shard_aborted_ = false;
+  ShardMap map_;
+  StreamTuning to_shards_;   // worker -> shard streams
+  StreamTuning to_workers_;  // shard -> worker streams
+  size_t blocks_per_frame_ = 1;
 };
 
 }  // namespace omnib

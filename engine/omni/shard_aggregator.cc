@@ -13,7 +13,7 @@ ShardAggregator::ShardAggregator(int workers, DType dtype)
       wide_(is_16bit_float(dtype)),
       workers_(static_cast<size_t>(workers)) {}
 
-void ShardAggregator::reset(const BlockLayout& layout, BlockRange) {
+void ShardAggregator::reset(const BlockLayout& layout) {
   layout_ = layout;
   if (wide_) wide_sum_.resize(layout.block_size());
   for (auto& w : workers_) {

@@ -46,8 +46,8 @@ class ShardAggregator {
 
   ShardAggregator(int workers, DType dtype);
 
-  // Starts a new collective over `range` of `layout`.
-  void reset(const BlockLayout& layout, BlockRange range);
+  // Starts a new collective over `layout`.
+  void reset(const BlockLayout& layout);
 
   // Takes a batch from `worker`; frames of one worker arrive in stream order.
   // Fails on a protocol violation (a batch that does not start at the index
@@ -70,8 +70,10 @@ class ShardAggregator {
   // Index of the next block this shard will emit, or kEndOfStream.
   uint64_t global_next() const;
 
-  // A consumed frame whose buffer can be reused for the next receive.
+  // A consumed frame whose buffer can be reused for the next receive, and
+  // the way back for one that was not used.
   Frame take_spare_frame();
+  void give_spare_frame(Frame frame) { spare_frames_.push_back(std::move(frame)); }
 
  private:
   struct Pending {

@@ -1,12 +1,12 @@
 // Where a worker's tensors meet the wire. The omni protocol is the same for
 // host and device tensors; only two steps differ, and they live behind this
-// seam: listing and addressing the blocks a worker sends (host tensors are
-// sent straight from memory; device tensors are first compacted into pinned
-// staging), and writing the reduced blocks into the output.
+// seam: finding and addressing the blocks a worker sends (host tensors are
+// scanned and sent straight from memory; device tensors are compacted into
+// pinned staging), and writing the reduced blocks into the output.
 //
-// One lane per shard calls the send half (stage, value_iovecs) and another the
-// receive half (begin_receive, store, finish_receive): calls for different
-// shards run concurrently; calls for one shard and one half are serialized.
+// The engine's send lane calls the send half (find, value_iovecs); its
+// receive lane calls the receive half (begin_receive, store, finish_receive).
+// The two halves run concurrently; calls within one half are serialized.
 #pragma once
 
 #include <sys/uio.h>
@@ -18,6 +18,7 @@
 
 #include "engine/block_layout.h"
 #include "engine/omni/block_batch.h"
+#include "engine/shard_map.h"
 #include "engine/status.h"
 #include "engine/tensor.h"
 
@@ -27,22 +28,27 @@ class WorkerBlockIo {
  public:
   virtual ~WorkerBlockIo() = default;
 
-  // Before the lanes start: this collective's tensors and their layout.
-  virtual Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout) = 0;
+  // Before the lanes start: this collective's tensors, their layout and how
+  // blocks map to shards.
+  virtual Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
+                       const ShardMap& shards) = 0;
 
-  // Send half. Lists the blocks of `range` this worker sends (its non-zero
-  // blocks, or every block when `dense`), in increasing index order, and makes
-  // their values addressable until the next begin().
-  virtual Result<std::span<const uint64_t>> stage(int shard, BlockRange range, bool dense) = 0;
-  // Appends iovecs covering the values of staged blocks [pos, pos + n) of
-  // `shard`, in order.
-  virtual void value_iovecs(int shard, size_t pos, size_t n, std::vector<iovec>& out) = 0;
+  // Send half. Appends to `found`, in increasing order, the blocks among
+  // [from, to) that this worker sends: its non-zero blocks, or every block
+  // when `dense`. The engine calls it over adjacent, increasing pieces of the
+  // tensor, so that sending starts before the whole tensor is looked at. The
+  // values of found blocks stay addressable until the next begin().
+  virtual Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) = 0;
+  // Appends iovecs covering the values of `blocks` (found earlier), in order.
+  virtual void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) = 0;
 
-  // Receive half: the reduced blocks of `range` arrive as batches in
-  // increasing index order; blocks that never arrive are zero in the result.
-  virtual Status begin_receive(int shard, BlockRange range) = 0;
+  // Receive half: the reduced blocks of every shard arrive as batches, each
+  // shard's in increasing index order. Blocks that never arrive are zero in
+  // the result (in place they are zero in the input already).
+  virtual Status begin_receive() = 0;
   virtual Status store(int shard, const BatchView& batch) = 0;
-  virtual Status finish_receive(int shard, BlockRange range) = 0;
+  // The shard's stream has ended: its remaining blocks are final.
+  virtual Status finish_receive(int shard) = 0;
 };
 
 // Builds the IO of one collective instance for `shards` shards.

@@ -108,6 +108,8 @@ class Span {
       name_ = nullptr;
     }
   }
+  // Drops the span: the attempt it covered did nothing (a full send window).
+  void cancel() { name_ = nullptr; }
   // For what is known only at the end (the bytes of a received frame).
   void set_bytes(uint64_t bytes) { args_.bytes = bytes; }
   void set_blocks(uint64_t blocks) { args_.blocks = blocks; }

@@ -147,7 +147,7 @@ std::string RunConfig::label() const {
     if (link_delay_ns) s << " " << format_link_delay(std::chrono::nanoseconds(link_delay_ns));
   }
   if (transport != "tcp") s << " transport " << transport;
-  if (shard_layout != "contiguous") s << " shards " << shard_layout;
+  if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout;
   return s.str();
 }
 
@@ -164,7 +164,7 @@ std::vector<std::string> RunConfig::allreduce_args() const {
                        std::to_string(link_delay_ns) + "ns"});
   }
   if (transport != "tcp") a.insert(a.end(), {"--transport", transport});
-  if (shard_layout != "contiguous") a.insert(a.end(), {"--shard-layout", shard_layout});
+  a.insert(a.end(), {"--shard-layout", shard_layout});
   return a;
 }
 
@@ -180,7 +180,11 @@ Result<RunConfig> run_config_from_json(const json& j, int schema_version, std::v
     }
     OMNIB_RETURN_IF_ERROR(f.set(c, j));
   }
-  if (schema_version < 2) OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
+  if (schema_version < 2) {
+    OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
+    // Runs before the striped layout existed split shards contiguously.
+    if (!j.contains("shard_layout")) c.shard_layout = "contiguous";
+  }
   if (c.net != "loopback" && c.net != "emulate")
     return usage_error("field 'net': '" + c.net + "' is neither loopback nor emulate");
   if (defaulted) defaulted->insert(defaulted->end(), missing.begin(), missing.end());

@@ -34,7 +34,7 @@ struct RunConfig {
   uint64_t link_rate_bps = 0;    // emulate only: every link's rate, each way
   uint64_t link_delay_ns = 0;    // emulate only: every link's one-way delay
   std::string transport = "tcp";
-  std::string shard_layout = "contiguous";
+  std::string shard_layout = "striped";  // how the engine deals blocks to shards (engine/shard_map.h)
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 

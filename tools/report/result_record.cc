@@ -245,7 +245,9 @@ json to_json(const ResultRecord& r) {
   j["dense"] = r.dense;
   j["skipped"] = r.skipped;
   if (r.skipped) j["skip_reason"] = r.skip_reason;
-  j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max}, {"sent_total", r.analytic_sent_total}};
+  j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max},
+                         {"sent_total", r.analytic_sent_total},
+                         {"exact", r.analytic_exact}};
   j["measured_density"] = inputs_json(r.inputs);
   if (r.skipped) return j;
   j["iters"] = r.iters;
@@ -303,6 +305,8 @@ Result<ResultRecord> record_from_json(const json& j, int schema_version, std::ve
                               .with_context("analytic_bytes: "));
     OMNIB_RETURN_IF_ERROR(
         read_field(j["analytic_bytes"], "sent_total", r.analytic_sent_total).with_context("analytic_bytes: "));
+    OMNIB_RETURN_IF_ERROR(
+        read_optional_field(j["analytic_bytes"], "exact", r.analytic_exact).with_context("analytic_bytes: "));
   }
   if (j.contains("measured_density")) OMNIB_RETURN_IF_ERROR(read_inputs(j["measured_density"], r.inputs));
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "note", r.note));

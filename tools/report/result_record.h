@@ -109,6 +109,7 @@ struct ResultRecord {
   std::optional<double> link_sent_total;
   double analytic_sent_per_rank_max = 0;
   double analytic_sent_total = 0;
+  bool analytic_exact = false;  // counted from the inputs' non-zeros (else estimated from densities)
   InputStats inputs;
   bool checked = false;
   std::optional<bool> correct;  // null when unchecked: never "correct" by default

@@ -62,11 +62,20 @@ class CallIndex {
 
 PathStep predecessor(const CallIndex& index, PathStep at, int64_t tolerance_ns) {
   const SpanRecord& s = *at.span;
+  const auto& leaves = index.leaves(at.rank);
   if (s.kind == trace::Kind::kRecv && s.args.peer >= 0) {
     const SpanRecord* send = index.matching_send(at.rank, &s);
+    // The receive waited for the send: it was still going on when the
+    // receive began, or ended while the lane stood in the wait just before
+    // (a receive taken from a queue is a point, after its lane's wait).
     if (send && send->end_ns + tolerance_ns > s.begin_ns) return {s.args.peer, send};
+    const SpanRecord* lane_before = nullptr;
+    for (const SpanRecord* o : leaves)
+      if (o != &s && o->thread == s.thread && o->end_ns <= s.begin_ns && (!lane_before || o->end_ns > lane_before->end_ns))
+        lane_before = o;
+    if (send && lane_before && lane_before->kind == trace::Kind::kWait && send->end_ns + tolerance_ns > lane_before->begin_ns)
+      return {s.args.peer, send};
   }
-  const auto& leaves = index.leaves(at.rank);
   if (s.kind == trace::Kind::kWait) {
     const SpanRecord* best = nullptr;
     for (const SpanRecord* o : leaves) {
@@ -125,8 +134,14 @@ CriticalPath critical_path(const TracedCall& call, const std::vector<bool>& work
   path.call_begin_ns = call_span(call.ranks[static_cast<size_t>(path.start_rank)])->begin_ns;
   path.entry_skew_us = static_cast<double>(path.call_begin_ns - earliest) / 1e3;
   int64_t reached = path.call_begin_ns;
-  for (PathStep& st : path.steps) {
-    const int64_t from = std::max(reached, st.span->begin_ns);
+  for (size_t i = 0; i < path.steps.size(); ++i) {
+    PathStep& st = path.steps[i];
+    // A receive that follows its send on the path owns the time its frame
+    // was in flight (in the transport, which records no spans).
+    const bool after_its_send = i > 0 && st.span->kind == trace::Kind::kRecv &&
+                                path.steps[i - 1].span->kind == trace::Kind::kSend &&
+                                path.steps[i - 1].rank == st.span->args.peer;
+    const int64_t from = after_its_send ? reached : std::max(reached, st.span->begin_ns);
     const int64_t to = std::min(path.call_end_ns, st.span->end_ns);
     st.critical_us = to > from ? static_cast<double>(to - from) / 1e3 : 0;
     path.critical_us += st.critical_us;

@@ -27,7 +27,9 @@ struct PathStep {
   int rank = 0;
   const SpanRecord* span = nullptr;
   // The part of the span on the path: from the end of the step before (or
-  // the span's begin, if later) to the span's end.
+  // the span's begin, if later) to the span's end. A receive that follows
+  // its matching send owns the time from the send's end: the frame was in
+  // flight.
   double critical_us = 0;
 };
 

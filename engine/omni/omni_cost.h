@@ -1,0 +1,12 @@
+// The omni engine's analytic wire bytes (docs/algorithms.md): what a rank
+// sends per allreduce, from average densities. Shared by omni and ps (the
+// same engine with every block sent).
+#pragma once
+
+#include "engine/collective.h"
+
+namespace omnib {
+
+WireCost omni_analytic_cost(const CostInputs& c, bool dense);
+
+}  // namespace omnib

@@ -1,0 +1,38 @@
+#include "engine/omni/stream_tuning.h"
+
+#include <algorithm>
+
+namespace omnib {
+namespace {
+
+constexpr uint64_t kUnknownRateBudget = uint64_t{8} << 20;
+constexpr double kBudgetSeconds = 0.004;
+constexpr size_t kMinFrame = 4 << 10;
+constexpr size_t kMaxFrame = 256 << 10;
+constexpr size_t kMinInflight = 8 << 10;
+// Two received frames let the receiver work on one while the next arrives;
+// four posted let a sender run ahead of one slow completion.
+constexpr size_t kRecvFrames = 2;
+constexpr size_t kSendFrames = 4;
+
+}  // namespace
+
+uint64_t receive_budget_bytes(uint64_t link_rate_bps) {
+  if (link_rate_bps == 0) return kUnknownRateBudget;
+  return std::max<uint64_t>(kMinInflight, static_cast<uint64_t>(static_cast<double>(link_rate_bps) / 8 * kBudgetSeconds));
+}
+
+StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link) {
+  const uint64_t per_link = receive_budget_bytes(link_rate_bps) / static_cast<uint64_t>(std::max(1, senders));
+  StreamTuning t;
+  // Half a link's share, so two frames fit its window; at most a quarter of
+  // its stream, so the pipeline has frames to overlap.
+  const uint64_t frame = std::min<uint64_t>(per_link / 2, std::max<uint64_t>(1, bytes_per_link / 4));
+  t.frame_bytes = static_cast<size_t>(std::clamp<uint64_t>(frame, kMinFrame, kMaxFrame));
+  t.recv_frames = kRecvFrames;
+  t.send_frames = kSendFrames;
+  t.inflight_bytes = link_rate_bps == 0 ? 0 : static_cast<size_t>(std::max<uint64_t>(per_link, kMinInflight));
+  return t;
+}
+
+}  // namespace omnib

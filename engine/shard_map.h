@@ -1,0 +1,73 @@
+// Which aggregator shard owns which block. Contiguous: shard s owns one
+// balanced range of block indices. Striped (the default): block indices are
+// dealt out in stripes of `stripe` blocks, round robin, so that a tensor whose
+// non-zeros crowd one region (a frequency-sorted embedding table) still
+// spreads evenly over the shards. Either way a shard's blocks, taken in
+// increasing index, are what its workers stream to it, so the look-ahead
+// protocol is the same.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/block_layout.h"
+
+namespace omnib {
+
+enum class ShardLayout { kContiguous, kStriped };
+
+// "contiguous" / "striped".
+const char* shard_layout_name(ShardLayout l);
+bool parse_shard_layout(const std::string& text, ShardLayout* out);
+
+class ShardMap {
+ public:
+  ShardMap() = default;
+  // `stripe` (blocks) is used by the striped layout only.
+  ShardMap(uint64_t blocks, int shards, ShardLayout layout, uint64_t stripe);
+
+  // A stripe of about 4 KiB of values: long enough for a send or a copy to
+  // run over several blocks at once, short enough to spread any hot region.
+  static uint64_t default_stripe(size_t block_bytes);
+
+  uint64_t blocks() const { return blocks_; }
+  int shards() const { return shards_; }
+  ShardLayout layout() const { return layout_; }
+
+  int owner(uint64_t block) const;
+  // Blocks of `shard` in the whole tensor.
+  uint64_t count(int shard) const;
+  // The first block of `shard` at or after `from` (blocks() when none).
+  uint64_t next_of(int shard, uint64_t from) const;
+  // Calls fn(begin, end) for each run of adjacent blocks of `shard` inside
+  // [from, to), in increasing order.
+  template <typename Fn>
+  void for_each_run(int shard, uint64_t from, uint64_t to, Fn&& fn) const {
+    if (to > blocks_) to = blocks_;
+    if (layout_ == ShardLayout::kContiguous) {
+      const BlockRange r = range_of(shard);
+      const uint64_t b = from > r.begin ? from : r.begin, e = to < r.end ? to : r.end;
+      if (b < e) fn(b, e);
+      return;
+    }
+    for (uint64_t b = next_of(shard, from); b < to;) {
+      const uint64_t stripe_end = (b / stripe_ + 1) * stripe_;
+      const uint64_t e = stripe_end < to ? stripe_end : to;
+      fn(b, e);
+      b = next_of(shard, e);
+    }
+  }
+
+ private:
+  BlockRange range_of(int shard) const {
+    return {blocks_ * static_cast<uint64_t>(shard) / static_cast<uint64_t>(shards_),
+            blocks_ * static_cast<uint64_t>(shard + 1) / static_cast<uint64_t>(shards_)};
+  }
+
+  uint64_t blocks_ = 0;
+  int shards_ = 1;
+  ShardLayout layout_ = ShardLayout::kContiguous;
+  uint64_t stripe_ = 1;
+};
+
+}  // namespace omnib
