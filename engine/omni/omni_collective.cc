@@ -13,11 +13,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// The send lane looks at the tensor in pieces of about this many bytes, and
-// sends what each piece yields before looking further: the first batches
-// leave while most of the tensor is still unread.
-constexpr size_t kScanPieceBytes = 1 << 20;
-
 Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer) {
   if (f.type() != type)
     return unavailable_error("rank " + std::to_string(peer) + " sent frame type " + std::to_string(f.header.type) +
@@ -114,7 +109,7 @@ void OmniCollective::size_streams() {
   // A shard hears from every worker; a worker from every shard.
   to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / static_cast<uint64_t>(shards()));
   to_workers_ = tune_streams(link_rate_bps_, shards(), tensor_bytes / static_cast<uint64_t>(shards()));
-  blocks_per_frame_ = std::max<size_t>(1, to_shards_.frame_bytes / (block_size_ * elem_size_));
+  cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes);
   if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
   // Each end sizes what it receives.
   if (job_.is_worker())
@@ -148,7 +143,6 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 Status OmniCollective::send_all() {
   trace::name_thread("send to shards");
   const uint64_t blocks = layout_.num_blocks();
-  const size_t piece = std::max<size_t>(1, kScanPieceBytes / (block_size_ * elem_size_));
   for (int s = 0; s < shards(); ++s) {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
@@ -170,10 +164,14 @@ Status OmniCollective::send_all() {
       SendShard& ss = send_shards_[static_cast<size_t>(s)];
       if (ss.ended) continue;
       all_ended = false;
-      const size_t ready = ss.found.size() - ss.sent;
-      // Without the block that follows, a batch cannot announce it.
-      const size_t n = complete ? std::min(ready, blocks_per_frame_) : (ready > blocks_per_frame_ ? blocks_per_frame_ : 0);
-      if (!complete && n == 0) continue;
+      // The next batch: the found blocks of one scanned piece (the scan
+      // runs a piece at a time, so the batch is whole). It leaves once the
+      // block after it is known, which it announces, or at the end.
+      size_t n = 0;
+      while (ss.sent + n < ss.found.size() &&
+             (n == 0 || !cut_.starts_new(ss.found[ss.sent + n - 1], ss.found[ss.sent + n], n)))
+        ++n;
+      if (!complete && ss.sent + n == ss.found.size()) continue;
       BatchHeader& header = ss.headers[(ss.last_ticket + 1) % ss.headers.size()];
       const uint64_t next = ss.sent + n < ss.found.size() ? ss.found[ss.sent + n] : kEndOfStream;
       header = BatchHeader{static_cast<uint32_t>(n), 0, next};
@@ -196,7 +194,7 @@ Status OmniCollective::send_all() {
     if (all_ended) break;
     if (!complete) {
       trace::Span scan("scan", trace::Kind::kCompute);
-      const uint64_t to = std::min<uint64_t>(blocks, scanned + piece);
+      const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
       found_scratch_.clear();
       OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_));
       for (uint64_t b : found_scratch_) send_shards_[static_cast<size_t>(map_.owner(b))].found.push_back(b);
@@ -329,7 +327,7 @@ Status OmniCollective::aggregate() {
       ResultSlot& slot = slot_of(produced);
       trace::Span reduce("reduce", trace::Kind::kCompute, {.shard = shard});
       int waiting_on = -1;
-      const auto progress = aggregator_->advance(slot.batch, blocks_per_frame_, &waiting_on);
+      const auto progress = aggregator_->advance(slot.batch, cut_.per_batch, &waiting_on);
       reduce.set_blocks(slot.batch.indices.size());
       reduce.end();
       if (progress != ShardAggregator::Progress::kNeedInput) {

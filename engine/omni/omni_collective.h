@@ -98,7 +98,7 @@ class OmniCollective final : public Collective {
   ShardMap map_;
   StreamTuning to_shards_;   // worker -> shard streams
   StreamTuning to_workers_;  // shard -> worker streams
-  size_t blocks_per_frame_ = 1;
+  BatchCut cut_;  // how worker streams are cut into batches; results use cut_.per_batch
 };
 
 }  // namespace omnib

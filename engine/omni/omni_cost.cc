@@ -12,12 +12,12 @@ namespace {
 
 constexpr double kFrameOverhead = sizeof(wire::FrameHeader) + sizeof(BatchHeader);
 
-// The engine's batch length in blocks (engine/omni/stream_tuning.h) for this
+// How the engine cuts its streams (engine/omni/stream_tuning.h) for this
 // tensor and link.
-size_t blocks_per_frame(const CostInputs& c, int shards) {
+BatchCut batch_cut(const CostInputs& c, int shards) {
   const auto tensor_bytes = static_cast<uint64_t>(c.count * c.elem_size);
   const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards));
-  return std::max<size_t>(1, t.frame_bytes / (c.block_size * c.elem_size));
+  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes);
 }
 
 // From average densities: every shard gets its even share of each rank's
@@ -27,11 +27,14 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
   const double block_bytes = static_cast<double>(c.block_size * c.elem_size);
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
-  const auto per_frame = static_cast<double>(blocks_per_frame(c, shards));
-  // A stream of k blocks costs k blocks with their indices, plus one
-  // frame header and batch header per frame (at least one frame).
+  const BatchCut cut = batch_cut(c, shards);
+  const auto per_batch = static_cast<double>(cut.per_batch);
+  const double pieces = std::ceil(nb / static_cast<double>(cut.piece_blocks));
+  // A stream of k blocks costs k blocks with their indices, plus one frame
+  // header and batch header per batch: a batch per full batch's worth, and
+  // at least one per scan piece that holds a block (at least one).
   auto stream = [&](double blocks) {
-    const double frames = std::max(1.0, std::ceil(blocks / per_frame));
+    const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, pieces)});
     return blocks * (block_bytes + 8) + frames * kFrameOverhead;
   };
   const double shard_blocks = nb / shards;
@@ -46,26 +49,25 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
 }
 
 // Counted block by block the way the engine cuts its streams: a worker's
-// stream to a shard into frames of per_frame blocks; a shard's result stream
-// at per_frame blocks and before every block that begins a new batch of some
+// stream to a shard into batches by BatchCut; a shard's result stream at
+// per_batch blocks and before every block that begins a new batch of some
 // worker holding it (engine/omni/shard_aggregator.h).
 WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
   const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size));
-  const size_t per_frame = blocks_per_frame(c, shards);
+  const BatchCut cut = batch_cut(c, shards);
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
   auto bytes_of = [&](uint64_t b) { return static_cast<double>(layout.block_length(b) * c.elem_size + 8); };
-  auto frames_of = [&](uint64_t blocks) {
-    return std::max<double>(1, std::ceil(static_cast<double>(blocks) / static_cast<double>(per_frame)));
-  };
   // A block belongs to one shard: per block, whether some worker holds it
   // (kInUnion) and whether it begins a batch of some worker (kStartsBatch).
   constexpr uint8_t kInUnion = 1, kStartsBatch = 2;
   std::vector<uint8_t> marks(nb, 0);
   std::vector<double> sent(static_cast<size_t>(colocated ? c.nodes : c.nodes + shards), 0);
-  std::vector<uint64_t> held(static_cast<size_t>(shards));
+  std::vector<size_t> held(static_cast<size_t>(shards));     // blocks in the shard's open batch
+  std::vector<uint64_t> last(static_cast<size_t>(shards));   // the open batch's last block
+  std::vector<double> batches(static_cast<size_t>(shards));  // batches to the shard, at least 1
   std::vector<double> upload(static_cast<size_t>(shards));
   std::vector<uint64_t> all;
   if (dense) {
@@ -74,17 +76,24 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   }
   for (int w = 0; w < c.nodes; ++w) {
     std::fill(held.begin(), held.end(), 0);
+    std::fill(batches.begin(), batches.end(), 1);
     std::fill(upload.begin(), upload.end(), 0);
     const std::vector<uint64_t> mine = dense ? std::vector<uint64_t>{} : c.support->blocks(w, layout);
     for (uint64_t b : dense ? all : mine) {
       const auto s = static_cast<size_t>(map.owner(b));
       upload[s] += bytes_of(b);
-      marks[b] |= kInUnion | (held[s] > 0 && held[s] % per_frame == 0 ? kStartsBatch : 0);
+      const bool starts = held[s] > 0 && cut.starts_new(last[s], b, held[s]);
+      marks[b] |= kInUnion | (starts ? kStartsBatch : 0);
+      if (starts) {
+        batches[s] += 1;
+        held[s] = 0;
+      }
       ++held[s];
+      last[s] = b;
     }
     for (int s = 0; s < shards; ++s)
       if (shard_rank(s) != w)  // its own shard is in memory
-        sent[static_cast<size_t>(w)] += upload[static_cast<size_t>(s)] + frames_of(held[static_cast<size_t>(s)]) * kFrameOverhead;
+        sent[static_cast<size_t>(w)] += upload[static_cast<size_t>(s)] + batches[static_cast<size_t>(s)] * kFrameOverhead;
   }
   for (int s = 0; s < shards; ++s) {
     double frames = 1, result = 0;
@@ -92,7 +101,7 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
     map.for_each_run(s, 0, nb, [&](uint64_t begin, uint64_t end) {
       for (uint64_t b = begin; b < end; ++b) {
         if (!(marks[b] & kInUnion)) continue;
-        if (in_frame == per_frame || ((marks[b] & kStartsBatch) && in_frame > 0)) {
+        if (in_frame == cut.per_batch || ((marks[b] & kStartsBatch) && in_frame > 0)) {
           ++frames;
           in_frame = 0;
         }

@@ -13,6 +13,7 @@ constexpr size_t kMinInflight = 8 << 10;
 // Two received frames let the receiver work on one while the next arrives;
 // four posted let a sender run ahead of one slow completion.
 constexpr size_t kRecvFrames = 2;
+constexpr size_t kScanPieceBytes = 1 << 20;
 constexpr size_t kSendFrames = 4;
 
 }  // namespace
@@ -33,6 +34,14 @@ StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_pe
   t.send_frames = kSendFrames;
   t.inflight_bytes = link_rate_bps == 0 ? 0 : static_cast<size_t>(std::max<uint64_t>(per_link, kMinInflight));
   return t;
+}
+
+BatchCut BatchCut::for_blocks(size_t block_bytes, size_t frame_bytes) {
+  BatchCut cut;
+  block_bytes = std::max<size_t>(1, block_bytes);
+  cut.piece_blocks = std::max<size_t>(1, kScanPieceBytes / block_bytes);
+  cut.per_batch = std::max<size_t>(1, frame_bytes / block_bytes);
+  return cut;
 }
 
 }  // namespace omnib

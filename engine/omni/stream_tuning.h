@@ -26,4 +26,22 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 // link carries in a call (a dense stream); `link_rate_bps`: 0 when unknown.
 StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link);
 
+// How a worker cuts its stream to one shard into batches. The worker scans
+// its tensor in pieces of piece_blocks blocks (about 1 MiB) and a batch holds
+// the blocks of one piece, at most per_batch of them: so a sparse tensor's
+// first batches leave after one piece is scanned, not once a whole batch has
+// been found, and where batches end depends only on the data.
+struct BatchCut {
+  uint64_t piece_blocks = 1;
+  size_t per_batch = 1;
+
+  static BatchCut for_blocks(size_t block_bytes, size_t frame_bytes);
+  uint64_t piece_of(uint64_t block) const { return block / piece_blocks; }
+  // Whether `block` opens a new batch after `last` (the batch's last block),
+  // which holds `held` blocks.
+  bool starts_new(uint64_t last, uint64_t block, size_t held) const {
+    return held >= per_batch || piece_of(block) != piece_of(last);
+  }
+};
+
 }  // namespace omnib

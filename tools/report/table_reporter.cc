@@ -1,9 +1,11 @@
 #include "tools/report/table_reporter.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 
+#include "tools/net/link_shape.h"
 #include "tools/size_parse.h"
 
 namespace omnib {
@@ -65,17 +67,19 @@ Status TableReporter::begin(const RunContext& context) {
   show_link_ = cfg.value("net", "") == "emulate";
   if (show_link_)
     std::fprintf(out_, "# net: emulated links of %s each way, %s delay; link = bytes the busiest rank's link sent "
-                 "per iteration (all headers and ACKs)\n",
-                 cfg.value("link_rate", "?").c_str(), cfg.value("link_delay", "?").c_str());
+                 "per iteration (all headers and ACKs);\n#   limit = link x 8 / rate, the fastest the busiest link "
+                 "allows; of limit = limit / time\n",
+                 format_link_rate(cfg.value("link_rate_bps", uint64_t{0})).c_str(),
+                 format_link_delay(std::chrono::nanoseconds(cfg.value("link_delay_ns", int64_t{0}))).c_str());
   std::fprintf(out_, "#\n");
   std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %8s %9s", "size(B)",
                "count", "type", "algo", "dens", "blkdens", "union", "time(us)", "p95(us)", "p99(us)", "algbw", "busbw",
                "wire/rank", "model", "cpu/B", "speedup", "vs dense", "#wrong");
-  if (show_link_) std::fprintf(out_, " %10s", "link/rank");
+  if (show_link_) std::fprintf(out_, " %10s %10s %8s", "link/rank", "limit(us)", "of limit");
   std::fputc('\n', out_);
   std::fprintf(out_, "%12s %11s %6s %-22s %7s %7s %7s %11s %10s %10s %8s %8s %10s %10s %8s %8s %8s %9s", "", "", "",
                "", "", "", "", "median", "", "", "(GB/s)", "(GB/s)", "", "", "(ns)", "of 1st", "(best)", "");
-  if (show_link_) std::fprintf(out_, " %10s", "");
+  if (show_link_) std::fprintf(out_, " %10s %10s %8s", "", "", "");
   std::fputc('\n', out_);
   return flushed(out_);
 }
@@ -106,7 +110,13 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
                  r.algbw_GBps, r.busbw_GBps, bytes_or_na(r.wire_sent_per_rank_max).c_str(),
                  format_bytes(r.analytic_sent_per_rank_max).c_str(), cpu_per_byte(r).c_str(), speedup.c_str(),
                  vs_dense.c_str(), wrong_text(r).c_str());
-    if (show_link_) std::fprintf(out_, " %10s", bytes_or_na(r.link_sent_per_rank_max).c_str());
+    if (show_link_) {
+      std::fprintf(out_, " %10s", bytes_or_na(r.link_sent_per_rank_max).c_str());
+      if (r.link_limit)
+        std::fprintf(out_, " %10.1f %7.1f%%", r.link_limit->limit_us, 100 * r.link_limit->of_limit);
+      else
+        std::fprintf(out_, " %10s %8s", "-", "-");
+    }
     std::fputc('\n', out_);
     ++rows_;
     busbw_sum_ += r.busbw_GBps;
