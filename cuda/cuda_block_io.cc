@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/block_compaction.cuh"
+#include "engine/block_scan.h"
 
 namespace omnib::gpu {
 namespace {
@@ -93,10 +94,19 @@ Status CudaBlockIo::compact_all(bool dense) {
   return Status::ok();
 }
 
-Status CudaBlockIo::find(uint64_t, uint64_t to, bool dense, std::vector<uint64_t>& found) {
+Status CudaBlockIo::find(uint64_t, uint64_t to, bool dense, std::vector<uint64_t>& found,
+                         std::vector<uint32_t>* nonzeros) {
   if (!send_.compacted) OMNIB_RETURN_IF_ERROR(compact_all(dense));
   const uint64_t* indices = send_.indices.as<uint64_t>();
-  while (send_.handed < send_.staged && indices[send_.handed] < to) found.push_back(indices[send_.handed++]);
+  const size_t block_bytes = layout_.block_size() * elem_size_;
+  while (send_.handed < send_.staged && indices[send_.handed] < to) {
+    const uint64_t b = indices[send_.handed];
+    if (nonzeros)
+      nonzeros->push_back(static_cast<uint32_t>(
+          count_nonzero(send_.values.as<uint8_t>() + send_.handed * block_bytes, layout_.block_length(b), elem_size_)));
+    found.push_back(b);
+    ++send_.handed;
+  }
   return Status::ok();
 }
 
@@ -138,7 +148,8 @@ Status CudaBlockIo::store(int shard, const BatchView& batch) {
   if (batch.count == 0) return Status::ok();
   ReceiveSide& side = receive_;
   const uint64_t last = batch.indices[batch.count - 1];
-  const size_t bytes = batch.value_offsets[batch.count - 1] + layout_.block_length(last) * elem_size_;
+  size_t bytes = 0;
+  for (uint32_t i = 0; i < batch.count; ++i) bytes += layout_.block_length(batch.indices[i]) * elem_size_;
   if ((side.blocks + batch.count) * sizeof(uint64_t) > side.indices.size() ||
       side.value_bytes + bytes > side.values.size())
     return unavailable_error("result streams hold more blocks than the tensor (shard " + std::to_string(shard) + ")");
@@ -147,7 +158,16 @@ Status CudaBlockIo::store(int shard, const BatchView& batch) {
   uint64_t* indices = side.indices.as<uint64_t>() + side.blocks;
   uint8_t* values = side.values.as<uint8_t>() + side.value_bytes;
   std::memcpy(indices, batch.indices, batch.count * sizeof(uint64_t));
-  std::memcpy(values, batch.values, bytes);
+  if (batch.sparse()) {
+    uint8_t* at = values;
+    for (uint32_t i = 0; i < batch.count; ++i) {
+      const size_t len = layout_.block_length(batch.indices[i]);
+      batch.write_block(i, len, elem_size_, at);
+      at += len * elem_size_;
+    }
+  } else {
+    std::memcpy(values, batch.values, bytes);
+  }
   const auto* device_indices = static_cast<const uint64_t*>(side.indices.device()) + side.blocks;
   const auto* device_values = static_cast<const uint8_t*>(side.values.device()) + side.value_bytes;
   side.blocks += batch.count;

@@ -7,7 +7,8 @@
 // and value_iovecs() points into the packed values.
 //
 // Receive half: out of place, the output is zeroed on the device first (any
-// shard layout); each arriving batch is copied into pinned staging and
+// shard layout); each arriving batch is copied into pinned staging (sparse
+// encodings expanded to whole blocks on the way) and
 // scattered into the output by a kernel on the same stream, asynchronously,
 // so scatters overlap the next batches' network time. finish_receive waits
 // for the stream.
@@ -31,7 +32,8 @@ class CudaBlockIo final : public WorkerBlockIo {
 
   Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
                const ShardMap& shards) override;
-  Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) override;
+  Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
+              std::vector<uint32_t>* nonzeros) override;
   void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) override;
   Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;

@@ -19,7 +19,20 @@ bool any_magnitude_bits(const W* data, size_t n) {
   return acc != 0;
 }
 
+template <typename W>
+uint64_t count_magnitude(const W* data, size_t n) {
+  constexpr W kMagnitude = static_cast<W>(static_cast<W>(~W{0}) >> 1);
+  uint64_t count = 0;
+  for (size_t i = 0; i < n; ++i) count += (data[i] & kMagnitude) != 0;
+  return count;
+}
+
 }  // namespace
+
+uint64_t count_nonzero(const void* data, size_t n, size_t elem_size) {
+  if (elem_size == 2) return count_magnitude(static_cast<const uint16_t*>(data), n);
+  return count_magnitude(static_cast<const uint32_t*>(data), n);
+}
 
 // Masking the sign bit makes -0.0 count as zero; an int32 of 0x80000000 is
 // the only value mistaken for zero, which workloads never generate.

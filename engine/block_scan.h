@@ -20,6 +20,9 @@ bool block_is_nonzero(const uint16_t* data, size_t n);
 // The same for `n` elements of `elem_size` bytes (2 or 4).
 bool block_is_nonzero(const void* data, size_t n, size_t elem_size);
 
+// The elements among `n` at `data` that block_is_nonzero counts as non-zero.
+uint64_t count_nonzero(const void* data, size_t n, size_t elem_size);
+
 // Appends to `out` the indices, in increasing order, of the blocks in `range`
 // that hold a non-zero element. `data` points at element 0 of the tensor,
 // whose elements are `elem_size` bytes (2 or 4).

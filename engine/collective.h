@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/encoding_policy.h"
 #include "engine/input_support.h"
 #include "engine/shard_map.h"
 #include "engine/bootstrap/store.h"
@@ -52,6 +53,8 @@ struct CollectiveSetup {
   uint64_t link_rate_bps = 0;
   // How a sharded collective splits block indices among its shards.
   ShardLayout shard_layout = ShardLayout::kStriped;
+  // How a block-sparse collective encodes the blocks it sends.
+  EncodingPolicy encoding = EncodingPolicy::kAuto;
 };
 
 // What the cost model of an algorithm is given. Densities are fractions of
@@ -68,6 +71,7 @@ struct CostInputs {
   double union_element_density = 1;
   uint64_t link_rate_bps = 0;  // as in CollectiveSetup: the batch size depends on it
   ShardLayout shard_layout = ShardLayout::kStriped;
+  EncodingPolicy encoding = EncodingPolicy::kAuto;
   // Every rank's non-zeros, when the harness could keep them: then a model
   // counts exactly what its algorithm sends (else it estimates from the
   // densities above).

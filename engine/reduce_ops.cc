@@ -12,6 +12,11 @@ void add_typed(T* __restrict dst, const T* __restrict src, size_t n) {
   for (size_t i = 0; i < n; ++i) dst[i] += src[i];
 }
 
+template <typename T>
+void scatter_add_typed(T* __restrict dst, const uint32_t* __restrict pos, const T* __restrict src, size_t n) {
+  for (size_t k = 0; k < n; ++k) dst[pos[k]] += src[k];
+}
+
 // The conversions of one 16-bit type, as a type the loops below inline.
 struct Bf16 {
   static float widen(uint16_t h) { return bf16_to_float(h); }
@@ -69,6 +74,32 @@ void add_into(DType dtype, void* dst, const void* src, size_t n) {
       });
       return;
   }
+}
+
+void scatter_add(DType dtype, void* dst, const uint32_t* pos, const void* src, size_t n) {
+  switch (dtype) {
+    case DType::kFloat32:
+      scatter_add_typed(static_cast<float*>(dst), pos, static_cast<const float*>(src), n);
+      return;
+    case DType::kInt32:
+      scatter_add_typed(static_cast<uint32_t*>(dst), pos, static_cast<const uint32_t*>(src), n);
+      return;
+    case DType::kBFloat16:
+    case DType::kFloat16:
+      with_16bit(dtype, [&]<typename F>() {
+        auto* d = static_cast<uint16_t*>(dst);
+        const auto* s = static_cast<const uint16_t*>(src);
+        for (size_t k = 0; k < n; ++k) d[pos[k]] = F::narrow(F::widen(d[pos[k]]) + F::widen(s[k]));
+      });
+      return;
+  }
+}
+
+void scatter_add_widened(DType dtype, float* acc, const uint32_t* pos, const void* src, size_t n) {
+  with_16bit(dtype, [&]<typename F>() {
+    const auto* s = static_cast<const uint16_t*>(src);
+    for (size_t k = 0; k < n; ++k) acc[pos[k]] += F::widen(s[k]);
+  });
 }
 
 void widen_into(DType dtype, float* acc, const void* src, size_t n) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/tensor.h"
 
@@ -16,6 +17,12 @@ namespace omnib {
 
 // dst[i] += src[i] for n elements of `dtype`.
 void add_into(DType dtype, void* dst, const void* src, size_t n);
+
+// dst[pos[k]] += src[k] for k < n: a sparse contribution (positions within
+// the block, distinct).
+void scatter_add(DType dtype, void* dst, const uint32_t* pos, const void* src, size_t n);
+// 16-bit float types only: acc[pos[k]] += src[k] in fp32.
+void scatter_add_widened(DType dtype, float* acc, const uint32_t* pos, const void* src, size_t n);
 
 // 16-bit float types only (is_16bit_float): acc[i] = src[i] widened to fp32.
 void widen_into(DType dtype, float* acc, const void* src, size_t n);

@@ -1,10 +1,12 @@
-// The block batch decoder (engine/omni/block_batch.cc decode_batch): a batch
-// that passes names only blocks of the shard, in increasing order, and its
-// values lie inside the payload.
+// The block batch decoder (engine/omni/block_batch.cc decode_batch), in every
+// encoding: a batch that passes names only blocks of the shard, in increasing
+// order, each non-zero's position lies inside its block, and every value lies
+// inside the payload.
 //
 // Input: uint32 count | uint16 block_size - 1 | uint8 log2(elem_size) (mod 4) |
 //        uint8 shards - 1 (mod 16) | uint8 shard (mod shards) | uint8 layout (odd: striped) |
 //        uint8 stripe - 1 | 1 byte unused | payload.
+#include <cstring>
 #include <vector>
 
 #include "engine/omni/block_batch.h"
@@ -33,16 +35,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   BatchView view;
   if (!decode_batch(payload, layout, elem_size, map, shard, view).is_ok()) return 0;
 
-  const size_t values_at = sizeof(BatchHeader) + size_t{view.count} * sizeof(uint64_t);
-  if (values_at > payload.size()) fuzz::fail("indices past the payload");
+  const uint64_t* indices = view.indices;
+  if (view.encoding == BlockEncoding::kCoo && view.count > 0 && indices != view.derived_indices.data())
+    fuzz::fail("offsets batch without derived indices");
+  if (view.sparse() && view.first.size() != size_t{view.count} + 1) fuzz::fail("no value range per block");
+  if (view.sparse() && view.values + view.positions.size() * elem_size > payload.data() + payload.size())
+    fuzz::fail("non-zero values past the payload");
+  std::vector<uint8_t> block;
   uint8_t sum = 0;
   for (uint32_t i = 0; i < view.count; ++i) {
-    const uint64_t idx = view.indices[i];
+    const uint64_t idx = indices[i];
     if (idx >= layout.num_blocks() || map.owner(idx) != shard) fuzz::fail("a block of another shard");
-    if (i > 0 && idx <= view.indices[i - 1]) fuzz::fail("blocks out of order");
-    const size_t end = view.value_offsets[i] + layout.block_length(idx) * elem_size;
-    if (values_at + end > payload.size()) fuzz::fail("a block's values past the payload");
-    for (size_t b = view.value_offsets[i]; b < end; ++b) sum = static_cast<uint8_t>(sum + view.values[b]);
+    if (i > 0 && idx <= indices[i - 1]) fuzz::fail("blocks out of order");
+    const size_t len = layout.block_length(idx);
+    if (view.sparse()) {
+      if (view.first[i] > view.first[i + 1] || view.first[i + 1] > view.positions.size())
+        fuzz::fail("a block's value range out of order");
+      for (uint32_t k = view.first[i]; k < view.first[i + 1]; ++k) {
+        if (view.positions[k] >= len) fuzz::fail("a position past its block");
+        if (k > view.first[i] && view.positions[k] <= view.positions[k - 1]) fuzz::fail("positions out of order");
+      }
+    } else if (view.values + view.value_offsets[i] + len * elem_size > payload.data() + payload.size()) {
+      fuzz::fail("a block's values past the payload");
+    }
+    // Expanding the block reads every value it names (ASan checks each).
+    block.assign(len * elem_size, 0xa5);
+    view.write_block(i, len, elem_size, block.data());
+    for (uint8_t b : block) sum = static_cast<uint8_t>(sum + b);
   }
   if (view.next != kEndOfStream && (view.next >= layout.num_blocks() || map.owner(view.next) != shard))
     fuzz::fail("a look-ahead of another shard");

@@ -44,6 +44,21 @@ def block_batch():
     write("block_batch", "size_mismatch", seed(batch([0], 1, 15)))
     write("block_batch", "next_not_after", seed(batch([2], 1, 16)))
 
+    def pad8(b):
+        return b + b"\0" * (-len(b) % 8)
+
+    def bitmap(indices, nxt, maps, values):
+        return struct.pack("<IIQ", len(indices), 1, nxt) + b"".join(struct.pack("<Q", i) for i in indices) + \
+            pad8(bytes(maps)) + b"".join(struct.pack("<f", v) for v in values)
+
+    def offsets(blocks, nxt, first, offs, values):
+        return struct.pack("<IIQQII", blocks, 2, nxt, first, len(offs), 0) + \
+            pad8(b"".join(struct.pack("<I", o) for o in offs)) + b"".join(struct.pack("<f", v) for v in values)
+    write("block_batch", "bitmap", seed(bitmap([0, 2], 3, [0b0101, 0b1000], [1, 2, 3])))
+    write("block_batch", "bitmap_past_block", seed(bitmap([3], END, [0b0100], [1]), count=14))
+    write("block_batch", "offsets", seed(offsets(2, 3, 0, [0, 2, 11], [1, 2, 3])))
+    write("block_batch", "offsets_count_mismatch", seed(offsets(1, END, 0, [0, 9], [1, 2])))
+
 
 def chunk_reader():
     def stream(frames, begin=0, span=100, tag=5, seq=9):

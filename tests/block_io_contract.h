@@ -10,6 +10,8 @@
 
 #include "engine/block_compaction.h"
 #include "engine/block_scan.h"
+#include "engine/omni/batch_encoding.h"
+#include "engine/omni/block_batch.h"
 #include "engine/omni/worker_block_io.h"
 #include "engine/shard_map.h"
 
@@ -17,7 +19,8 @@ namespace omnib::test_block_io {
 
 struct StagedShard {
   std::vector<uint64_t> indices;
-  std::vector<uint8_t> values;  // what value_iovecs covers, flattened
+  std::vector<uint32_t> nonzeros;  // per block, as find() counted them
+  std::vector<uint8_t> values;     // what value_iovecs covers, flattened
 };
 
 // Finds the blocks over pieces of `piece` blocks, deals them to their shards,
@@ -27,11 +30,22 @@ inline std::vector<StagedShard> stage_all(WorkerBlockIo& io, const BlockLayout& 
                                           bool dense, uint64_t piece, size_t per_batch, Status* status) {
   std::vector<StagedShard> out(static_cast<size_t>(map.shards()));
   std::vector<uint64_t> found;
+  std::vector<uint32_t> nonzeros;
   for (uint64_t from = 0; from < layout.num_blocks(); from += piece) {
     found.clear();
-    *status = io.find(from, std::min(layout.num_blocks(), from + piece), dense, found);
+    nonzeros.clear();
+    *status = io.find(from, std::min(layout.num_blocks(), from + piece), dense, found, &nonzeros);
     if (!status->is_ok()) return out;
-    for (uint64_t b : found) out[static_cast<size_t>(map.owner(b))].indices.push_back(b);
+    if (nonzeros.size() != found.size()) {
+      *status = internal_error("find() counted " + std::to_string(nonzeros.size()) + " blocks of " +
+                               std::to_string(found.size()));
+      return out;
+    }
+    for (size_t k = 0; k < found.size(); ++k) {
+      StagedShard& shard = out[static_cast<size_t>(map.owner(found[k]))];
+      shard.indices.push_back(found[k]);
+      shard.nonzeros.push_back(nonzeros[k]);
+    }
   }
   for (StagedShard& shard : out) {
     for (size_t pos = 0; pos < shard.indices.size(); pos += per_batch) {
@@ -61,6 +75,8 @@ inline std::vector<StagedShard> expected_staging(const std::vector<uint32_t>& te
   for (uint64_t b : blocks) {
     StagedShard& shard = out[static_cast<size_t>(map.owner(b))];
     shard.indices.push_back(b);
+    shard.nonzeros.push_back(
+        static_cast<uint32_t>(count_nonzero(tensor.data() + layout.block_begin(b), layout.block_length(b), 4)));
     const auto* p = reinterpret_cast<const uint8_t*>(tensor.data() + layout.block_begin(b));
     shard.values.insert(shard.values.end(), p, p + layout.block_length(b) * 4);
   }
@@ -81,6 +97,7 @@ inline void expect_stages_like_reference(WorkerBlockIo& io, const std::vector<ui
         ASSERT_TRUE(st.is_ok()) << st.message();
         for (size_t s = 0; s < got.size(); ++s) {
           EXPECT_EQ(got[s].indices, want[s].indices) << "shard " << s << " dense " << dense << " piece " << piece;
+          EXPECT_EQ(got[s].nonzeros, want[s].nonzeros) << "shard " << s << " dense " << dense << " piece " << piece;
           EXPECT_EQ(got[s].values, want[s].values) << "shard " << s << " dense " << dense << " batch " << per_batch;
         }
       }
@@ -97,24 +114,39 @@ inline std::vector<uint64_t> blocks_of_shard(const std::vector<uint64_t>& listed
 }
 
 // Delivers blocks `indices` of shard `s` (values taken from `result`) to the
-// receive half in batches of `per_batch`, as decoded frames would be, and
-// ends the shard's stream. begin_receive() comes first, once for all shards.
-inline Status deliver(WorkerBlockIo& io, int s, const BlockLayout& layout, const std::vector<uint64_t>& indices,
-                      const std::vector<uint32_t>& result, size_t per_batch) {
+// receive half in batches of `per_batch`, encoded as `policy` picks and
+// decoded as frames would be, and ends the shard's stream. begin_receive()
+// comes first, once for all shards.
+inline Status deliver(WorkerBlockIo& io, int s, const BlockLayout& layout, const ShardMap& map,
+                      const std::vector<uint64_t>& indices, const std::vector<uint32_t>& result, size_t per_batch,
+                      EncodingPolicy policy = EncodingPolicy::kBlocks) {
   for (size_t pos = 0; pos < indices.size(); pos += per_batch) {
     const size_t n = std::min(per_batch, indices.size() - pos);
-    std::vector<uint64_t> batch_indices(indices.begin() + static_cast<long>(pos),
-                                        indices.begin() + static_cast<long>(pos + n));
-    std::vector<uint32_t> values;
-    BatchView view;
-    for (uint64_t b : batch_indices) {
-      view.value_offsets.push_back(values.size() * 4);
-      values.insert(values.end(), result.begin() + static_cast<long>(layout.block_begin(b)),
-                    result.begin() + static_cast<long>(layout.block_begin(b) + layout.block_length(b)));
+    std::vector<uint64_t> batch(indices.begin() + static_cast<long>(pos), indices.begin() + static_cast<long>(pos + n));
+    std::vector<iovec> values;
+    BatchShape shape;
+    for (uint64_t b : batch) {
+      values.push_back({const_cast<uint32_t*>(result.data() + layout.block_begin(b)), layout.block_length(b) * 4});
+      shape.add_block(layout.block_length(b), count_nonzero(result.data() + layout.block_begin(b), layout.block_length(b), 4));
     }
-    view.count = static_cast<uint32_t>(n);
-    view.indices = batch_indices.data();
-    view.values = reinterpret_cast<const uint8_t*>(values.data());
+    const BlockEncoding encoding = choose_encoding(policy, shape, 4);
+    const uint64_t next = pos + n < indices.size() ? indices[pos + n] : kEndOfStream;
+    const BatchHeader header{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
+    UninitBytes packed;
+    std::vector<iovec> iov;
+    batch_prefix_iovecs(header, batch, iov);
+    if (encoding == BlockEncoding::kBlocks) {
+      iov.insert(iov.end(), values.begin(), values.end());
+    } else {
+      pack_sparse(encoding, batch, layout, 4, values, packed);
+      iov.push_back({packed.data(), packed.size()});
+    }
+    std::vector<uint8_t> payload;
+    for (const iovec& v : iov)
+      payload.insert(payload.end(), static_cast<const uint8_t*>(v.iov_base),
+                     static_cast<const uint8_t*>(v.iov_base) + v.iov_len);
+    BatchView view;
+    OMNIB_RETURN_IF_ERROR(decode_batch(payload, layout, 4, map, s, view));
     OMNIB_RETURN_IF_ERROR(io.store(s, view));
   }
   return io.finish_receive(s);

@@ -84,7 +84,7 @@ TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
     ASSERT_TRUE(io->begin_receive().is_ok());
     for (int s = 0; s < shards; ++s) {
       auto mine = test_block_io::blocks_of_shard(listed, map, s);
-      Status st = test_block_io::deliver(*io, s, layout, mine, result, 3);
+      Status st = test_block_io::deliver(*io, s, layout, map, mine, result, 3, in_place ? EncodingPolicy::kBitmap : EncodingPolicy::kCoo);
       ASSERT_TRUE(st.is_ok()) << st.message();
     }
     EXPECT_EQ(to_host(in_place ? in : out), test_block_io::expected_output(result, input, layout, listed, in_place))

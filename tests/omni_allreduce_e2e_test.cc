@@ -50,7 +50,24 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"in_place", {"--algo", "omni,ps", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.1", "--inplace"}},
         Case{"int32", {"--algo", "omni", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.1", "-d", "int32"}},
         Case{"block_size_1", {"--algo", "omni", "--nodes", "3", "-b", "64K", "-e", "64K", "--density", "0.05", "--block-size", "1"}},
-        Case{"large_blocks", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.5", "--block-size", "65536"}}),
+        Case{"large_blocks", {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.5", "--block-size", "65536"}},
+        // Every encoding, on the workloads that pick each, in and out of place.
+        Case{"topk_auto", {"--algo", "omni", "--nodes", "4", "-b", "2M", "-e", "2M", "--density", "0.01", "--workload", "topk"}},
+        Case{"scattered_coo",
+             {"--algo", "omni", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.02", "--workload", "scattered",
+              "--encoding", "coo"}},
+        Case{"scattered_bitmap_inplace_bf16",
+             {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.1", "--workload", "scattered",
+              "--encoding", "bitmap", "--inplace", "-d", "bf16"}},
+        Case{"coo_dedicated_half",
+             {"--algo", "omni", "--nodes", "3", "--aggregators", "2", "-b", "1M", "-e", "1M", "--density", "0.05",
+              "--workload", "topk", "--encoding", "coo", "-d", "half"}},
+        Case{"coo_inplace_int32_odd",
+             {"--algo", "omni", "--nodes", "5", "-b", "400012", "-e", "400012", "--density", "0.05", "--workload",
+              "scattered", "--encoding", "coo", "--inplace", "-d", "int32", "--block-size", "100"}},
+        Case{"auto_block_size_1",
+             {"--algo", "omni", "--nodes", "3", "-b", "256K", "-e", "256K", "--density", "0.05", "--workload", "topk",
+              "--block-size", "1"}}),
     testing::case_name);
 
 TEST(OmniWireBytes, FollowDensityAndTheModel) {
@@ -93,7 +110,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"dedicated", {"--nodes", "3", "--aggregators", "2", "-b", "2M", "-e", "2M", "--density", "0.05"}},
         Case{"odd_blocks", {"--nodes", "3", "-b", "400012", "-e", "400012", "--density", "0.2", "--block-size", "100"}},
         Case{"bf16_zipf", {"--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0.02", "-d", "bf16", "--workload", "zipf:1.1"}},
-        Case{"many_frames", {"--nodes", "4", "-b", "16M", "-e", "16M", "--density", "0.3", "--overlap", "0.5"}}),
+        Case{"many_frames", {"--nodes", "4", "-b", "16M", "-e", "16M", "--density", "0.3", "--overlap", "0.5"}},
+        Case{"topk_auto", {"--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0.01", "--workload", "topk"}},
+        Case{"scattered_coo_dedicated",
+             {"--nodes", "3", "--aggregators", "2", "-b", "2M", "-e", "2M", "--density", "0.01", "--workload",
+              "scattered", "--encoding", "coo"}},
+        Case{"bitmap_bf16", {"--nodes", "4", "-b", "2M", "-e", "2M", "--density", "0.05", "--workload", "scattered",
+                             "--encoding", "bitmap", "-d", "bf16"}}),
     testing::case_name);
 
 TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {

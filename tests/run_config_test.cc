@@ -87,12 +87,12 @@ TEST(RunConfig, EveryIdentityFieldTellsConfigurationsApart) {
 
 TEST(RunConfig, SchemaOneRecordsTakeDefaultsAndSaySo) {
   json old = emulated().key();
-  for (const char* newer : {"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout"}) old.erase(newer);
+  for (const char* newer : {"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout", "encoding"}) old.erase(newer);
   std::vector<std::string> defaulted;
   auto c = run_config_from_json(old, 1, &defaulted);
   ASSERT_TRUE(c.is_ok()) << c.status().message();
   EXPECT_EQ(c.value().net, "loopback");
-  EXPECT_EQ(defaulted, (std::vector<std::string>{"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout"}));
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"net", "link_rate_bps", "link_delay_ns", "transport", "shard_layout", "encoding"}));
   // Sweep files of schema 1 named the emulated rate as text.
   old["link_rate"] = "100mbit";
   defaulted.clear();
@@ -100,9 +100,29 @@ TEST(RunConfig, SchemaOneRecordsTakeDefaultsAndSaySo) {
   ASSERT_TRUE(c.is_ok());
   EXPECT_EQ(c.value().net, "emulate");
   EXPECT_EQ(c.value().link_rate_bps, 100'000'000u);
-  EXPECT_EQ(defaulted, (std::vector<std::string>{"link_delay_ns", "transport", "shard_layout"}));
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"link_delay_ns", "transport", "shard_layout", "encoding"}));
   // Schema 2 requires every field.
   EXPECT_FALSE(run_config_from_json(old, 2, nullptr).is_ok());
+}
+
+// Schema 3 files predate the shard layout and the batch encoding: their runs
+// split shards contiguously and sent whole blocks, and read back as such.
+TEST(RunConfig, SchemaThreeRecordsTakeTheLayoutAndEncodingOfTheirTime) {
+  json old = emulated().key();
+  old.erase("shard_layout");
+  old.erase("encoding");
+  std::vector<std::string> defaulted;
+  auto c = run_config_from_json(old, 3, &defaulted);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c.value().shard_layout, "contiguous");
+  EXPECT_EQ(c.value().encoding, "blocks");
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"shard_layout", "encoding"}));
+  // A schema 3 file that names its layout keeps it.
+  old["shard_layout"] = "striped";
+  c = run_config_from_json(old, 3, nullptr);
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c.value().shard_layout, "striped");
+  EXPECT_FALSE(run_config_from_json(old, 4, nullptr).is_ok());
 }
 
 TEST(RunConfig, WrongTypesNameTheField) {

@@ -64,6 +64,9 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("--shard-layout", o.shard_layout_text,
                  "how the engine deals blocks to shards: striped (even load for skewed tensors) or contiguous")
       ->capture_default_str();
+  cmd.add_option("--encoding", o.encoding_text,
+                 "how the engine encodes the blocks it sends: auto (per batch, the smallest), blocks, bitmap or coo")
+      ->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);
   cmd.add_flag("--profile", o.trace.profile,

@@ -56,6 +56,7 @@ struct AllreduceOptions {
   std::string algo_text;  // empty: default_algos() of the device
   std::string device_text = "cpu";
   std::string shard_layout_text = "striped";  // --shard-layout
+  std::string encoding_text = "auto";         // --encoding
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
   TraceOptions trace;           // --profile, --trace, --trace-iters, --trace-buffer

@@ -129,6 +129,7 @@ class RankRun {
     setup.job_id = job_id_;
     setup.link_rate_bps = plan_.base.link_rate_bps;  // 0 unless the links are emulated
     parse_shard_layout(plan_.base.shard_layout, &setup.shard_layout);
+    parse_encoding_policy(plan_.base.encoding, &setup.encoding);
     for (int r = 0; r < job_.nodes; ++r) {
       if (hosts_[static_cast<size_t>(r)] != hosts_[static_cast<size_t>(job_.rank)]) continue;
       if (r < job_.rank) ++setup.local_index;
@@ -390,6 +391,7 @@ class RankRun {
     cost.union_element_density = stats.union_element_density;
     cost.link_rate_bps = config.link_rate_bps;
     parse_shard_layout(config.shard_layout, &cost.shard_layout);
+    parse_encoding_policy(config.encoding, &cost.encoding);
     cost.support = support_.get();
     std::vector<ResultRecord> group;
     for (size_t a = 0; a < slots_.size(); ++a) {

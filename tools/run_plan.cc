@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/collective.h"
+#include "engine/encoding_policy.h"
 #include "engine/shard_map.h"
 #include "engine/transport/socket_util.h"
 #include "tools/size_parse.h"
@@ -208,6 +209,10 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
   if (!parse_shard_layout(o.shard_layout_text, &shard_layout))
     return usage_error("--shard-layout '" + o.shard_layout_text + "' is not known: use striped or contiguous");
   c.shard_layout = shard_layout_name(shard_layout);
+  EncodingPolicy encoding;
+  if (!parse_encoding_policy(o.encoding_text, &encoding))
+    return usage_error("--encoding '" + o.encoding_text + "' is not known: use auto, blocks, bitmap or coo");
+  c.encoding = encoding_policy_name(encoding);
 
   auto algos = check_algos(o, c.device);
   if (!algos.is_ok()) return algos.status();

@@ -1,51 +1,194 @@
 #include "engine/omni/block_batch.h"
 
+#include <bit>
 #include <cstring>
 #include <string>
 
 #include "engine/transport/frame_format.h"
 
 namespace omnib {
+namespace {
 
-Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
-                    const ShardMap& shards, int shard, BatchView& out) {
-  const uint64_t nb = layout.num_blocks();
-  auto owned = [&](uint64_t idx) { return idx < nb && shards.owner(idx) == shard; };
-  if (payload.size() < sizeof(BatchHeader)) return unavailable_error("block batch shorter than its header");
-  BatchHeader h;
-  std::memcpy(&h, payload.data(), sizeof(h));
+uint64_t pad8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
+
+bool all_zero(const uint8_t* p, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i]) return false;
+  return true;
+}
+
+Status size_mismatch(size_t got, uint64_t want) {
+  return unavailable_error("block batch size " + std::to_string(got) + " does not match its blocks (" +
+                           std::to_string(want) + " bytes)");
+}
+
+// The index array of the blocks and bitmap encodings.
+Status read_indices(std::span<const uint8_t> payload, const BatchHeader& h, BatchView& out) {
   const uint64_t index_bytes = uint64_t{h.count} * sizeof(uint64_t);
   if (payload.size() < sizeof(BatchHeader) + index_bytes)
     return unavailable_error("block batch announces " + std::to_string(h.count) + " blocks but is too short");
+  out.indices = reinterpret_cast<const uint64_t*>(payload.data() + sizeof(BatchHeader));
+  return Status::ok();
+}
+
+Status decode_blocks(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
+                     size_t elem_size, BatchView& out) {
+  OMNIB_RETURN_IF_ERROR(read_indices(payload, h, out));
+  const size_t values_at = sizeof(BatchHeader) + h.count * sizeof(uint64_t);
+  out.values = payload.data() + values_at;
+  out.value_offsets.resize(h.count);
+  uint64_t offset = 0;
+  for (uint32_t i = 0; i < h.count; ++i) {
+    out.value_offsets[i] = offset;
+    if (out.indices[i] >= layout.num_blocks()) return unavailable_error("block batch holds a block past the tensor");
+    offset += layout.block_length(out.indices[i]) * elem_size;
+  }
+  if (payload.size() != values_at + offset) return size_mismatch(payload.size(), values_at + offset);
+  return Status::ok();
+}
+
+Status decode_bitmap(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
+                     size_t elem_size, BatchView& out) {
+  OMNIB_RETURN_IF_ERROR(read_indices(payload, h, out));
+  const uint8_t* maps = payload.data() + sizeof(BatchHeader) + h.count * sizeof(uint64_t);
+  const uint64_t room = payload.size() - sizeof(BatchHeader) - h.count * sizeof(uint64_t);
+  uint64_t map_bytes = 0;
+  for (uint32_t i = 0; i < h.count; ++i) {
+    if (out.indices[i] >= layout.num_blocks()) return unavailable_error("block batch holds a block past the tensor");
+    map_bytes += (layout.block_length(out.indices[i]) + 7) / 8;
+  }
+  if (room < pad8(map_bytes)) return size_mismatch(payload.size(), payload.size() - room + pad8(map_bytes));
+  if (!all_zero(maps + map_bytes, pad8(map_bytes) - map_bytes)) return unavailable_error("block batch bitmap padding is not zero");
+  out.first.resize(h.count + 1);
+  out.positions.clear();
+  const uint8_t* map = maps;
+  for (uint32_t i = 0; i < h.count; ++i) {
+    const size_t len = layout.block_length(out.indices[i]);
+    out.first[i] = static_cast<uint32_t>(out.positions.size());
+    for (size_t byte = 0; byte < (len + 7) / 8; ++byte) {
+      unsigned bits = map[byte];
+      if (byte == len / 8 && (bits >> (len % 8)) != 0)
+        return unavailable_error("block batch bitmap marks elements past its block");
+      while (bits) {
+        const int bit = std::countr_zero(bits);
+        out.positions.push_back(static_cast<uint32_t>(byte * 8 + static_cast<size_t>(bit)));
+        bits &= bits - 1;
+      }
+    }
+    map += (len + 7) / 8;
+  }
+  out.first[h.count] = static_cast<uint32_t>(out.positions.size());
+  const uint64_t values_at = payload.size() - room + pad8(map_bytes);
+  out.values = payload.data() + values_at;
+  if (payload.size() != values_at + out.positions.size() * elem_size)
+    return size_mismatch(payload.size(), values_at + out.positions.size() * elem_size);
+  return Status::ok();
+}
+
+Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
+                      size_t elem_size, BatchView& out) {
+  if (payload.size() < sizeof(BatchHeader) + 16) return unavailable_error("offsets batch shorter than its counts");
+  const uint8_t* p = payload.data() + sizeof(BatchHeader);
+  uint64_t first_block;
+  uint32_t m, zero;
+  std::memcpy(&first_block, p, 8);
+  std::memcpy(&m, p + 8, 4);
+  std::memcpy(&zero, p + 12, 4);
+  const uint64_t offsets_bytes = pad8(uint64_t{m} * 4);
+  const uint64_t want = sizeof(BatchHeader) + 16 + offsets_bytes + uint64_t{m} * elem_size;
+  if (zero != 0) return unavailable_error("offsets batch reserved field is not zero");
+  if (payload.size() != want) return size_mismatch(payload.size(), want);
+  if (first_block >= layout.num_blocks()) return unavailable_error("offsets batch starts past the tensor");
+  if (!all_zero(p + 16 + uint64_t{m} * 4, offsets_bytes - uint64_t{m} * 4))
+    return unavailable_error("offsets batch padding is not zero");
+  const uint64_t base = layout.block_begin(first_block);
+  const uint64_t block_size = layout.block_size();
+  out.derived_indices.clear();
+  out.first.clear();
+  out.positions.resize(m);
+  uint64_t previous = 0;
+  for (uint32_t k = 0; k < m; ++k) {
+    uint32_t off;
+    std::memcpy(&off, p + 16 + uint64_t{k} * 4, 4);
+    const uint64_t element = base + off;
+    if (element >= layout.count() || (k > 0 && element <= previous))
+      return unavailable_error("offsets batch holds element " + std::to_string(element) + " out of order or past the tensor");
+    previous = element;
+    const uint64_t block = element / block_size;
+    if (out.derived_indices.empty() || out.derived_indices.back() != block) {
+      out.derived_indices.push_back(block);
+      out.first.push_back(k);
+    }
+    out.positions[k] = static_cast<uint32_t>(element - block * block_size);
+  }
+  out.first.push_back(m);
+  if (out.derived_indices.size() != h.count || (m > 0 && out.derived_indices.front() != first_block))
+    return unavailable_error("offsets batch announces " + std::to_string(h.count) + " blocks from block " +
+                             std::to_string(first_block) + " but its offsets hold " +
+                             std::to_string(out.derived_indices.size()));
+  out.indices = out.derived_indices.data();
+  out.values = p + 16 + offsets_bytes;
+  return Status::ok();
+}
+
+}  // namespace
+
+void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* dst) const {
+  if (!sparse()) {
+    std::memcpy(dst, values + value_offsets[i], len * elem_size);
+    return;
+  }
+  std::memset(dst, 0, len * elem_size);
+  for (uint32_t k = first[i]; k < first[i + 1]; ++k)
+    std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
+}
+
+Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
+                    const ShardMap& shards, int shard, BatchView& out) {
+  if (payload.size() < sizeof(BatchHeader)) return unavailable_error("block batch shorter than its header");
+  BatchHeader h;
+  std::memcpy(&h, payload.data(), sizeof(h));
   out.count = h.count;
   out.next = h.next;
-  out.indices = reinterpret_cast<const uint64_t*>(payload.data() + sizeof(BatchHeader));
-  out.values = payload.data() + sizeof(BatchHeader) + index_bytes;
-  out.value_offsets.resize(h.count);
-  size_t offset = 0;
+  switch (h.encoding) {
+    case static_cast<uint32_t>(BlockEncoding::kBlocks):
+      out.encoding = BlockEncoding::kBlocks;
+      OMNIB_RETURN_IF_ERROR(decode_blocks(payload, h, layout, elem_size, out));
+      break;
+    case static_cast<uint32_t>(BlockEncoding::kBitmap):
+      out.encoding = BlockEncoding::kBitmap;
+      OMNIB_RETURN_IF_ERROR(decode_bitmap(payload, h, layout, elem_size, out));
+      break;
+    case static_cast<uint32_t>(BlockEncoding::kCoo):
+      out.encoding = BlockEncoding::kCoo;
+      if (h.count == 0) return unavailable_error("an empty batch must use the blocks encoding");
+      OMNIB_RETURN_IF_ERROR(decode_offsets(payload, h, layout, elem_size, out));
+      break;
+    default:
+      return unavailable_error("block batch has unknown encoding " + std::to_string(h.encoding));
+  }
+  const uint64_t nb = layout.num_blocks();
+  auto owned = [&](uint64_t idx) { return idx < nb && shards.owner(idx) == shard; };
   uint64_t previous = 0;
   for (uint32_t i = 0; i < h.count; ++i) {
-    uint64_t idx = out.indices[i];
+    const uint64_t idx = out.indices[i];
     if (!owned(idx) || (i > 0 && idx <= previous))
-      return unavailable_error("block batch holds block " + std::to_string(idx) +
-                               " out of order or not of shard " + std::to_string(shard));
+      return unavailable_error("block batch holds block " + std::to_string(idx) + " out of order or not of shard " +
+                               std::to_string(shard));
     previous = idx;
-    out.value_offsets[i] = offset;
-    offset += layout.block_length(idx) * elem_size;
   }
   if (h.count > 0 && h.next != kEndOfStream && h.next <= previous)
     return unavailable_error("block batch look-ahead index does not follow its last block");
   if (h.next != kEndOfStream && !owned(h.next))
     return unavailable_error("block batch look-ahead index is not a block of shard " + std::to_string(shard));
-  if (payload.size() != sizeof(BatchHeader) + index_bytes + offset)
-    return unavailable_error("block batch size " + std::to_string(payload.size()) + " does not match its blocks");
   return Status::ok();
 }
 
 void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, std::vector<iovec>& out) {
   out.clear();
   out.push_back({const_cast<BatchHeader*>(&header), sizeof(BatchHeader)});
-  if (!indices.empty()) out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
+  if (header.encoding != static_cast<uint32_t>(BlockEncoding::kCoo) && !indices.empty())
+    out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
 }
 
 uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes) {

@@ -28,12 +28,21 @@ Status HostBlockIo::begin(const TensorView& in, const TensorView& out, const Blo
   return Status::ok();
 }
 
-Status HostBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) {
+Status HostBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
+                         std::vector<uint32_t>* nonzeros) {
+  const size_t before = found.size();
   if (dense) {
     for (uint64_t b = from; b < to; ++b) found.push_back(b);
-    return Status::ok();
+  } else {
+    find_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found);
   }
-  find_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found);
+  if (nonzeros) {
+    // The piece was just scanned: its non-zero blocks are still in cache.
+    const auto* base = static_cast<const uint8_t*>(in_.data);
+    for (size_t i = before; i < found.size(); ++i)
+      nonzeros->push_back(static_cast<uint32_t>(count_nonzero(
+          base + layout_.block_begin(found[i]) * elem_size_, layout_.block_length(found[i]), elem_size_)));
+  }
   return Status::ok();
 }
 
@@ -49,6 +58,11 @@ void HostBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iov
       out.push_back({const_cast<char*>(start), len});
     }
   }
+}
+
+Status HostBlockIo::went_back(int shard, uint64_t block, uint64_t cursor) {
+  return unavailable_error("result stream of shard " + std::to_string(shard) + " went back to block " +
+                           std::to_string(block) + " after block " + std::to_string(cursor - 1));
 }
 
 Status HostBlockIo::begin_receive() {
@@ -68,6 +82,18 @@ void HostBlockIo::zero_blocks(int shard, uint64_t from, uint64_t to) {
 Status HostBlockIo::store(int shard, const BatchView& batch) {
   uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
   auto* out = static_cast<char*>(out_.data);
+  if (batch.sparse()) {
+    // Each block is written whole: zeros, then its non-zero values.
+    for (uint32_t i = 0; i < batch.count; ++i) {
+      const uint64_t b = batch.indices[i];
+      if (b < cursor) return went_back(shard, b, cursor);
+      zero_blocks(shard, cursor, b);
+      batch.write_block(i, layout_.block_length(b), elem_size_,
+                        reinterpret_cast<uint8_t*>(out + layout_.block_begin(b) * elem_size_));
+      cursor = b + 1;
+    }
+    return Status::ok();
+  }
   uint32_t i = 0;
   while (i < batch.count) {
     // A run of adjacent blocks is contiguous in the batch and in the output.
@@ -75,9 +101,7 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
     while (j < batch.count && batch.indices[j] == batch.indices[j - 1] + 1) ++j;
     const uint64_t first = batch.indices[i];
     const uint64_t last = batch.indices[j - 1];
-    if (first < cursor)
-      return unavailable_error("result stream of shard " + std::to_string(shard) + " went back to block " +
-                               std::to_string(first) + " after block " + std::to_string(cursor - 1));
+    if (first < cursor) return went_back(shard, first, cursor);
     zero_blocks(shard, cursor, first);
     std::memcpy(out + layout_.block_begin(first) * elem_size_, batch.values + batch.value_offsets[i],
                 layout_.elements_in({first, last + 1}) * elem_size_);

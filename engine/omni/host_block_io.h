@@ -18,7 +18,8 @@ class HostBlockIo final : public WorkerBlockIo {
 
   Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
                const ShardMap& shards) override;
-  Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) override;
+  Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
+              std::vector<uint32_t>* nonzeros) override;
   void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) override;
   Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;
@@ -27,6 +28,7 @@ class HostBlockIo final : public WorkerBlockIo {
  private:
   // Zeroes the shard's blocks in [from, to) unless the output is the input.
   void zero_blocks(int shard, uint64_t from, uint64_t to);
+  static Status went_back(int shard, uint64_t block, uint64_t cursor);
 
   std::vector<uint64_t> written_up_to_;  // per shard: its blocks below are final
   TensorView in_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/block_scan.h"
 #include "engine/omni/device_block_io.h"
 #include "engine/omni/host_block_io.h"
 #include "engine/omni/omni_cost.h"
@@ -69,6 +70,7 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
       block_size_(setup.block_size),
       link_rate_bps_(setup.link_rate_bps),
       layout_kind_(setup.shard_layout),
+      encoding_(options.dense ? EncodingPolicy::kBlocks : setup.encoding),
       timeout_(setup.timeout),
       links_(std::move(links)),
       io_(std::move(io)) {
@@ -146,8 +148,10 @@ Status OmniCollective::send_all() {
   for (int s = 0; s < shards(); ++s) {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
+    ss.nonzeros.clear();
     // Posted sends point into `found`: it must never move during the call.
     ss.found.reserve(map_.count(s));
+    ss.packed.resize(to_shards_.send_frames + 1);
     ss.sent = 0;
     ss.ended = false;
     ss.last_ticket = to_shard(s).sends_done();
@@ -172,15 +176,30 @@ Status OmniCollective::send_all() {
              (n == 0 || !cut_.starts_new(ss.found[ss.sent + n - 1], ss.found[ss.sent + n], n)))
         ++n;
       if (!complete && ss.sent + n == ss.found.size()) continue;
-      BatchHeader& header = ss.headers[(ss.last_ticket + 1) % ss.headers.size()];
+      Connection& link = to_shard(s);
+      if (ss.last_ticket - link.sends_done() >= link.send_window()) continue;  // no room: build nothing yet
+      const size_t slot = (ss.last_ticket + 1) % ss.headers.size();
+      BatchHeader& header = ss.headers[slot];
       const uint64_t next = ss.sent + n < ss.found.size() ? ss.found[ss.sent + n] : kEndOfStream;
-      header = BatchHeader{static_cast<uint32_t>(n), 0, next};
       const std::span<const uint64_t> batch(ss.found.data() + ss.sent, n);
-      batch_prefix_iovecs(header, batch, send_iov_);
-      io_->value_iovecs(batch, send_iov_);
+      BlockEncoding encoding = BlockEncoding::kBlocks;
+      if (encoding_ != EncodingPolicy::kBlocks) {
+        BatchShape shape;
+        for (size_t k = 0; k < n; ++k)
+          shape.add_block(layout_.block_length(batch[k]), ss.nonzeros[ss.sent + k]);
+        encoding = choose_encoding(encoding_, shape, elem_size_);
+      }
+      header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
+      values_iov_.clear();
+      io_->value_iovecs(batch, values_iov_);
+      if (encoding != BlockEncoding::kBlocks) {
+        trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
+        pack_sparse(encoding, batch, layout_, elem_size_, values_iov_, ss.packed[slot]);
+      }
+      batch_iovecs(header, batch, values_iov_, ss.packed[slot], send_iov_);
       trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
       send.set_bytes_of(send_iov_);
-      auto posted = to_shard(s).post(wire::FrameType::kBlocks, 0, seq_, send_iov_);
+      auto posted = link.post(wire::FrameType::kBlocks, 0, seq_, send_iov_);
       if (!posted.is_ok()) return posted.status();
       if (!posted.value()) {  // the link's window is full
         send.cancel();
@@ -196,8 +215,14 @@ Status OmniCollective::send_all() {
       trace::Span scan("scan", trace::Kind::kCompute);
       const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
       found_scratch_.clear();
-      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_));
-      for (uint64_t b : found_scratch_) send_shards_[static_cast<size_t>(map_.owner(b))].found.push_back(b);
+      nonzeros_scratch_.clear();
+      const bool count = encoding_ != EncodingPolicy::kBlocks;
+      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, count ? &nonzeros_scratch_ : nullptr));
+      for (size_t k = 0; k < found_scratch_.size(); ++k) {
+        SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
+        owner.found.push_back(found_scratch_[k]);
+        if (count) owner.nonzeros.push_back(nonzeros_scratch_[k]);
+      }
       scan.set_blocks(found_scratch_.size());
       scanned = to;
       moved = true;
@@ -335,6 +360,7 @@ Status OmniCollective::aggregate() {
         // it was flushed full (then advance() reports kDone only next time).
         const uint64_t next = aggregator_->global_next();
         slot.header = BatchHeader{static_cast<uint32_t>(slot.batch.indices.size()), 0, next};
+        encode_result(slot);
         slot.busy = true;
         ++produced;
         finished = next == kEndOfStream;
@@ -348,12 +374,9 @@ Status OmniCollective::aggregate() {
       uint64_t& k = next_post[static_cast<size_t>(w)];
       while (k < produced) {
         ResultSlot& slot = slot_of(k);
-        result_iov_.clear();
-        result_iov_.push_back({&slot.header, sizeof(slot.header)});
-        if (!slot.batch.indices.empty()) {
-          result_iov_.push_back({slot.batch.indices.data(), slot.batch.indices.size() * sizeof(uint64_t)});
-          result_iov_.push_back({slot.batch.values.data(), slot.batch.values.size()});
-        }
+        const iovec values{slot.batch.values.data(), slot.batch.values.size()};
+        batch_iovecs(slot.header, slot.batch.indices, std::span<const iovec>(&values, values.iov_len ? 1 : 0),
+                     slot.packed, result_iov_);
         trace::Span send("send result", trace::Kind::kSend,
                          {.peer = w, .shard = shard, .blocks = slot.batch.indices.size()});
         send.set_bytes_of(result_iov_);
@@ -392,6 +415,34 @@ Status OmniCollective::aggregate() {
       return timeout_error("shard " + std::to_string(shard) +
                            " made no progress within the timeout (a worker stopped sending or reading?)");
   }
+}
+
+void OmniCollective::batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks,
+                                  std::span<const iovec> values, const UninitBytes& packed,
+                                  std::vector<iovec>& out) const {
+  batch_prefix_iovecs(header, blocks, out);
+  if (header.encoding == static_cast<uint32_t>(BlockEncoding::kBlocks))
+    out.insert(out.end(), values.begin(), values.end());
+  else if (!packed.empty())
+    out.push_back({const_cast<uint8_t*>(packed.data()), packed.size()});
+}
+
+void OmniCollective::encode_result(ResultSlot& slot) {
+  if (encoding_ == EncodingPolicy::kBlocks || slot.batch.indices.empty()) return;
+  trace::Span pack("pack", trace::Kind::kCompute, {.blocks = slot.batch.indices.size()});
+  // The sums are in cache: count their non-zeros (a sum can cancel to zero).
+  BatchShape shape;
+  const uint8_t* at = slot.batch.values.data();
+  for (uint64_t b : slot.batch.indices) {
+    const size_t len = layout_.block_length(b);
+    shape.add_block(len, count_nonzero(at, len, elem_size_));
+    at += len * elem_size_;
+  }
+  const BlockEncoding encoding = choose_encoding(encoding_, shape, elem_size_);
+  slot.header.encoding = static_cast<uint32_t>(encoding);
+  if (encoding == BlockEncoding::kBlocks) return;
+  const iovec values{slot.batch.values.data(), slot.batch.values.size()};
+  pack_sparse(encoding, slot.batch.indices, layout_, elem_size_, std::span<const iovec>(&values, 1), slot.packed);
 }
 
 std::optional<std::string> OmniCollective::unavailable_reason(const CollectiveSetup& setup) {

@@ -54,6 +54,9 @@ class OmniCollective final : public Collective {
   Status receive_all();
   Status aggregate();
   void abort();
+  // The payload iovecs of a batch (header, indices, then values or packed).
+  void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
+                    const UninitBytes& packed, std::vector<iovec>& out) const;
 
   JobLayout job_;
   OmniOptions options_;
@@ -61,6 +64,7 @@ class OmniCollective final : public Collective {
   size_t block_size_;
   uint64_t link_rate_bps_;
   ShardLayout layout_kind_;
+  EncodingPolicy encoding_;  // blocks for the dense baseline
   std::chrono::milliseconds timeout_;
   LinkSet links_;
   std::unique_ptr<WorkerBlockIo> io_;  // null on dedicated aggregators
@@ -72,13 +76,17 @@ class OmniCollective final : public Collective {
   // Kept between collectives, so that a call allocates nothing once warm.
   struct SendShard {
     std::vector<uint64_t> found;  // this call's blocks of the shard, in order (capacity fixed per call)
+    std::vector<uint32_t> nonzeros;  // per found block, unless every batch is sent as blocks
     size_t sent = 0;              // of `found`
     bool ended = false;           // the batch announcing the end is posted
     uint64_t last_ticket = 0;
     std::vector<BatchHeader> headers;  // one per send window slot: live until its send finishes
+    std::vector<UninitBytes> packed;   // per slot too: a sparse encoding's payload
   };
   std::vector<SendShard> send_shards_;
   std::vector<uint64_t> found_scratch_;
+  std::vector<uint32_t> nonzeros_scratch_;
+  std::vector<iovec> values_iov_;  // the send lane's: a batch's whole blocks, before packing
   std::vector<iovec> send_iov_;    // the send lane's
   std::vector<iovec> result_iov_;  // the aggregator lane's
   std::vector<Frame> result_frames_;  // one per shard, receive lane
@@ -87,10 +95,13 @@ class OmniCollective final : public Collective {
   struct ResultSlot {
     ResultBatch batch;
     BatchHeader header{};
+    UninitBytes packed;  // the batch in a sparse encoding, when that is smaller
     std::vector<uint64_t> tickets;  // per worker: the send of this batch
     bool busy = false;
   };
   std::vector<ResultSlot> result_slots_;
+  // Picks the encoding of the slot's result batch and, if sparse, packs it.
+  void encode_result(ResultSlot& slot);
 
   // Per-collective state, set by allreduce before the lanes start.
   uint64_t seq_ = 0;

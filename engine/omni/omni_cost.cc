@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
 #include "engine/omni/stream_tuning.h"
 #include "engine/transport/frame_format.h"
@@ -20,96 +21,113 @@ BatchCut batch_cut(const CostInputs& c, int shards) {
   return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes);
 }
 
+// A batch's bytes on the wire in the encoding the engine picks for it.
+double batch_bytes(EncodingPolicy policy, const BatchShape& shape, size_t elem_size) {
+  return static_cast<double>(encoded_bytes(choose_encoding(policy, shape, elem_size), shape, elem_size)) +
+         kFrameOverhead;
+}
+
 // From average densities: every shard gets its even share of each rank's
-// blocks, and streams end on full frames.
+// blocks, every non-zero block the average count of non-zeros, and streams
+// end on full frames.
 WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
   const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
-  const double block_bytes = static_cast<double>(c.block_size * c.elem_size);
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
+  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const BatchCut cut = batch_cut(c, shards);
   const auto per_batch = static_cast<double>(cut.per_batch);
   const double pieces = std::ceil(nb / static_cast<double>(cut.piece_blocks));
-  // A stream of k blocks costs k blocks with their indices, plus one frame
-  // header and batch header per batch: a batch per full batch's worth, and
-  // at least one per scan piece that holds a block (at least one).
-  auto stream = [&](double blocks) {
+  // A stream of k blocks, `fill` of whose elements are non-zero: a batch per
+  // full batch's worth, and at least one per scan piece that holds a block.
+  auto stream = [&](double blocks, double fill) {
     const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, pieces)});
-    return blocks * (block_bytes + 8) + frames * kFrameOverhead;
+    BatchShape shape;
+    shape.blocks = static_cast<uint64_t>(std::llround(blocks));
+    shape.elements = shape.blocks * c.block_size;
+    shape.nonzeros = static_cast<uint64_t>(std::llround(static_cast<double>(shape.elements) * fill));
+    shape.bitmap_bytes = shape.blocks * ((c.block_size + 7) / 8);
+    return batch_bytes(policy, shape, c.elem_size) + (frames - 1) * kFrameOverhead;
   };
+  const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
+  const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.union_element_density / u);
   const double shard_blocks = nb / shards;
   if (c.aggregators == 0) {
-    const double upload = (c.nodes - 1) * stream(d * shard_blocks);
-    const double download = (c.nodes - 1) * stream(u * shard_blocks);
+    const double upload = (c.nodes - 1) * stream(d * shard_blocks, fill);
+    const double download = (c.nodes - 1) * stream(u * shard_blocks, union_fill);
     return {upload + download, c.nodes * (upload + download), false};
   }
-  const double worker_sent = shards * stream(d * shard_blocks);
-  const double aggregator_sent = c.nodes * stream(u * shard_blocks);
+  const double worker_sent = shards * stream(d * shard_blocks, fill);
+  const double aggregator_sent = c.nodes * stream(u * shard_blocks, union_fill);
   return {std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent, false};
 }
 
 // Counted block by block the way the engine cuts its streams: a worker's
 // stream to a shard into batches by BatchCut; a shard's result stream at
 // per_batch blocks and before every block that begins a new batch of some
-// worker holding it (engine/omni/shard_aggregator.h).
+// worker holding it (engine/omni/shard_aggregator.h). Each batch in the
+// encoding the engine picks from its non-zero counts.
 WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
   const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size));
   const BatchCut cut = batch_cut(c, shards);
+  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
-  auto bytes_of = [&](uint64_t b) { return static_cast<double>(layout.block_length(b) * c.elem_size + 8); };
+  auto block_end = [&](uint64_t b) { return layout.block_begin(b) + layout.block_length(b); };
   // A block belongs to one shard: per block, whether some worker holds it
   // (kInUnion) and whether it begins a batch of some worker (kStartsBatch).
   constexpr uint8_t kInUnion = 1, kStartsBatch = 2;
   std::vector<uint8_t> marks(nb, 0);
   std::vector<double> sent(static_cast<size_t>(colocated ? c.nodes : c.nodes + shards), 0);
-  std::vector<size_t> held(static_cast<size_t>(shards));     // blocks in the shard's open batch
-  std::vector<uint64_t> last(static_cast<size_t>(shards));   // the open batch's last block
-  std::vector<double> batches(static_cast<size_t>(shards));  // batches to the shard, at least 1
-  std::vector<double> upload(static_cast<size_t>(shards));
+  std::vector<BatchShape> open(static_cast<size_t>(shards));  // the shard's open batch
+  std::vector<uint64_t> last(static_cast<size_t>(shards));    // its last block
+  std::vector<double> upload(static_cast<size_t>(shards));    // closed batches' bytes
   std::vector<uint64_t> all;
   if (dense) {
     all.resize(nb);
     for (uint64_t b = 0; b < nb; ++b) all[b] = b;
   }
   for (int w = 0; w < c.nodes; ++w) {
-    std::fill(held.begin(), held.end(), 0);
-    std::fill(batches.begin(), batches.end(), 1);
+    std::fill(open.begin(), open.end(), BatchShape{});
     std::fill(upload.begin(), upload.end(), 0);
     const std::vector<uint64_t> mine = dense ? std::vector<uint64_t>{} : c.support->blocks(w, layout);
     for (uint64_t b : dense ? all : mine) {
       const auto s = static_cast<size_t>(map.owner(b));
-      upload[s] += bytes_of(b);
-      const bool starts = held[s] > 0 && cut.starts_new(last[s], b, held[s]);
+      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks);
       marks[b] |= kInUnion | (starts ? kStartsBatch : 0);
       if (starts) {
-        batches[s] += 1;
-        held[s] = 0;
+        upload[s] += batch_bytes(policy, open[s], c.elem_size);
+        open[s] = BatchShape{};
       }
-      ++held[s];
+      const uint64_t nonzeros =
+          policy == EncodingPolicy::kBlocks ? 0 : c.support->elements(w, layout.block_begin(b), block_end(b));
+      open[s].add_block(layout.block_length(b), nonzeros);
       last[s] = b;
     }
     for (int s = 0; s < shards; ++s)
       if (shard_rank(s) != w)  // its own shard is in memory
-        sent[static_cast<size_t>(w)] += upload[static_cast<size_t>(s)] + batches[static_cast<size_t>(s)] * kFrameOverhead;
+        sent[static_cast<size_t>(w)] +=
+            upload[static_cast<size_t>(s)] + batch_bytes(policy, open[static_cast<size_t>(s)], c.elem_size);
   }
   for (int s = 0; s < shards; ++s) {
-    double frames = 1, result = 0;
-    size_t in_frame = 0;
+    double result = 0;
+    BatchShape batch;
     map.for_each_run(s, 0, nb, [&](uint64_t begin, uint64_t end) {
       for (uint64_t b = begin; b < end; ++b) {
         if (!(marks[b] & kInUnion)) continue;
-        if (in_frame == cut.per_batch || ((marks[b] & kStartsBatch) && in_frame > 0)) {
-          ++frames;
-          in_frame = 0;
+        if (batch.blocks == cut.per_batch || ((marks[b] & kStartsBatch) && batch.blocks > 0)) {
+          result += batch_bytes(policy, batch, c.elem_size);
+          batch = BatchShape{};
         }
-        ++in_frame;
-        result += bytes_of(b);
+        // A result block is the sum of the tensors.
+        const uint64_t nonzeros =
+            policy == EncodingPolicy::kBlocks ? 0 : c.support->sum_elements(layout.block_begin(b), block_end(b));
+        batch.add_block(layout.block_length(b), nonzeros);
       }
     });
-    result += frames * kFrameOverhead;
+    result += batch_bytes(policy, batch, c.elem_size);
     for (int w = 0; w < c.nodes; ++w)
       if (w != shard_rank(s)) sent[static_cast<size_t>(shard_rank(s))] += result;
   }
@@ -125,6 +143,7 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
 
 WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
   const int shards = c.aggregators > 0 ? c.aggregators : c.nodes;
+  // The dense baseline sends every block whole: it needs no inputs to count.
   if (c.support != nullptr || dense) return exact_cost(c, dense, shards);
   return estimated_cost(c, dense, shards);
 }

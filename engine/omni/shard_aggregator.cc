@@ -93,15 +93,26 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
       if (w.next != t) continue;
       w.between_batches = false;
       Pending& p = w.pending.front();
-      const uint8_t* src = p.view.values + p.view.value_offsets[p.cursor];
+      const BatchView& v = p.view;
       if (summed == 0) {
-        std::memcpy(dst, src, len_bytes);
-      } else if (!wide_) {
-        add_into(dtype_, dst, src, len);
+        v.write_block(p.cursor, len, elem_size_, dst);
       } else {
         // 16-bit types: the sum runs in fp32 and is rounded once, below.
-        if (summed == 1) widen_into(dtype_, wide_sum_.data(), dst, len);
-        add_widened(dtype_, wide_sum_.data(), src, len);
+        if (wide_ && summed == 1) widen_into(dtype_, wide_sum_.data(), dst, len);
+        if (!v.sparse()) {
+          const uint8_t* src = v.values + v.value_offsets[p.cursor];
+          if (wide_)
+            add_widened(dtype_, wide_sum_.data(), src, len);
+          else
+            add_into(dtype_, dst, src, len);
+        } else {
+          const uint32_t k = v.first[p.cursor], n = v.first[p.cursor + 1] - k;
+          const uint8_t* src = v.values + uint64_t{k} * elem_size_;
+          if (wide_)
+            scatter_add_widened(dtype_, wide_sum_.data(), v.positions.data() + k, src, n);
+          else
+            scatter_add(dtype_, dst, v.positions.data() + k, src, n);
+        }
       }
       ++summed;
       if (++p.cursor == p.view.count) {

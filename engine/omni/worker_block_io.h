@@ -37,8 +37,11 @@ class WorkerBlockIo {
   // [from, to) that this worker sends: its non-zero blocks, or every block
   // when `dense`. The engine calls it over adjacent, increasing pieces of the
   // tensor, so that sending starts before the whole tensor is looked at. The
-  // values of found blocks stay addressable until the next begin().
-  virtual Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found) = 0;
+  // values of found blocks stay addressable until the next begin(). With
+  // `nonzeros`, appends each found block's count of non-zero elements too
+  // (what the batch encoding is chosen from).
+  virtual Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
+                      std::vector<uint32_t>* nonzeros) = 0;
   // Appends iovecs covering the values of `blocks` (found earlier), in order.
   virtual void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) = 0;
 

@@ -13,13 +13,15 @@ namespace {
 
 using nlohmann::json;
 
-// One identity field: how it is written and read. `legacy` fields were in
-// every schema 1 record; the others default when a schema 1 record lacks them.
+// One identity field: how it is written and read. A file of a schema older
+// than `since` may lack it: then it takes `before` (what every run of that
+// time did), or the default when `before` is null.
 struct Field {
   const char* name;
-  bool legacy;
+  int since;
   json (*get)(const RunConfig&);
   Status (*set)(RunConfig&, const json&);
+  const char* before = nullptr;
 };
 
 template <typename T>
@@ -45,40 +47,43 @@ Status read_device(const json& j, RunConfig& c) {
 }
 
 const Field kFields[] = {
-    {"collective", true, [](const RunConfig& c) { return json(c.collective); },
+    {"collective", 1, [](const RunConfig& c) { return json(c.collective); },
      [](RunConfig& c, const json& j) { return read_into(j, "collective", c.collective); }},
-    {"size_bytes", true, [](const RunConfig& c) { return json(c.size_bytes); },
+    {"size_bytes", 1, [](const RunConfig& c) { return json(c.size_bytes); },
      [](RunConfig& c, const json& j) { return read_into(j, "size_bytes", c.size_bytes); }},
-    {"dtype", true, [](const RunConfig& c) { return json(std::string(dtype_name(c.dtype))); },
+    {"dtype", 1, [](const RunConfig& c) { return json(std::string(dtype_name(c.dtype))); },
      [](RunConfig& c, const json& j) { return read_dtype(j, c); }},
-    {"density", true, [](const RunConfig& c) { return json(c.density); },
+    {"density", 1, [](const RunConfig& c) { return json(c.density); },
      [](RunConfig& c, const json& j) { return read_into(j, "density", c.density); }},
-    {"block_size", true, [](const RunConfig& c) { return json(c.block_size); },
+    {"block_size", 1, [](const RunConfig& c) { return json(c.block_size); },
      [](RunConfig& c, const json& j) { return read_into(j, "block_size", c.block_size); }},
-    {"nodes", true, [](const RunConfig& c) { return json(c.nodes); },
+    {"nodes", 1, [](const RunConfig& c) { return json(c.nodes); },
      [](RunConfig& c, const json& j) { return read_into(j, "nodes", c.nodes); }},
-    {"aggregators", true, [](const RunConfig& c) { return json(c.aggregators); },
+    {"aggregators", 1, [](const RunConfig& c) { return json(c.aggregators); },
      [](RunConfig& c, const json& j) { return read_into(j, "aggregators", c.aggregators); }},
-    {"overlap", true, [](const RunConfig& c) { return json(c.overlap); },
+    {"overlap", 1, [](const RunConfig& c) { return json(c.overlap); },
      [](RunConfig& c, const json& j) { return read_into(j, "overlap", c.overlap); }},
-    {"workload", true, [](const RunConfig& c) { return json(c.workload); },
+    {"workload", 1, [](const RunConfig& c) { return json(c.workload); },
      [](RunConfig& c, const json& j) { return read_into(j, "workload", c.workload); }},
-    {"seed", true, [](const RunConfig& c) { return json(c.seed); },
+    {"seed", 1, [](const RunConfig& c) { return json(c.seed); },
      [](RunConfig& c, const json& j) { return read_into(j, "seed", c.seed); }},
-    {"device", true, [](const RunConfig& c) { return json(std::string(device_name(c.device))); },
+    {"device", 1, [](const RunConfig& c) { return json(std::string(device_name(c.device))); },
      [](RunConfig& c, const json& j) { return read_device(j, c); }},
-    {"inplace", true, [](const RunConfig& c) { return json(c.inplace); },
+    {"inplace", 1, [](const RunConfig& c) { return json(c.inplace); },
      [](RunConfig& c, const json& j) { return read_into(j, "inplace", c.inplace); }},
-    {"net", false, [](const RunConfig& c) { return json(c.net); },
+    {"net", 2, [](const RunConfig& c) { return json(c.net); },
      [](RunConfig& c, const json& j) { return read_into(j, "net", c.net); }},
-    {"link_rate_bps", false, [](const RunConfig& c) { return json(c.link_rate_bps); },
+    {"link_rate_bps", 2, [](const RunConfig& c) { return json(c.link_rate_bps); },
      [](RunConfig& c, const json& j) { return read_into(j, "link_rate_bps", c.link_rate_bps); }},
-    {"link_delay_ns", false, [](const RunConfig& c) { return json(c.link_delay_ns); },
+    {"link_delay_ns", 2, [](const RunConfig& c) { return json(c.link_delay_ns); },
      [](RunConfig& c, const json& j) { return read_into(j, "link_delay_ns", c.link_delay_ns); }},
-    {"transport", false, [](const RunConfig& c) { return json(c.transport); },
+    {"transport", 2, [](const RunConfig& c) { return json(c.transport); },
      [](RunConfig& c, const json& j) { return read_into(j, "transport", c.transport); }},
-    {"shard_layout", false, [](const RunConfig& c) { return json(c.shard_layout); },
-     [](RunConfig& c, const json& j) { return read_into(j, "shard_layout", c.shard_layout); }},
+    // Runs before the striped layout split shards contiguously, and sent whole blocks.
+    {"shard_layout", 4, [](const RunConfig& c) { return json(c.shard_layout); },
+     [](RunConfig& c, const json& j) { return read_into(j, "shard_layout", c.shard_layout); }, "contiguous"},
+    {"encoding", 4, [](const RunConfig& c) { return json(c.encoding); },
+     [](RunConfig& c, const json& j) { return read_into(j, "encoding", c.encoding); }, "blocks"},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -127,7 +132,7 @@ nlohmann::json omitted_defaults() {
   json all = d.key();
   json out = json::object();
   for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
-                           "transport", "shard_layout"})
+                           "transport", "shard_layout", "encoding"})
     out[name] = all[name];
   return out;
 }
@@ -148,6 +153,7 @@ std::string RunConfig::label() const {
   }
   if (transport != "tcp") s << " transport " << transport;
   if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout;
+  if (encoding != RunConfig{}.encoding) s << " encoding " << encoding;
   return s.str();
 }
 
@@ -164,7 +170,7 @@ std::vector<std::string> RunConfig::allreduce_args() const {
                        std::to_string(link_delay_ns) + "ns"});
   }
   if (transport != "tcp") a.insert(a.end(), {"--transport", transport});
-  a.insert(a.end(), {"--shard-layout", shard_layout});
+  a.insert(a.end(), {"--shard-layout", shard_layout, "--encoding", encoding});
   return a;
 }
 
@@ -173,18 +179,14 @@ Result<RunConfig> run_config_from_json(const json& j, int schema_version, std::v
   RunConfig c;
   std::vector<std::string> missing;
   for (const Field& f : kFields) {
-    const bool absent = !j.contains(f.name);
-    if (absent && schema_version < 2 && !f.legacy) {
+    if (!j.contains(f.name) && schema_version < f.since) {
       missing.emplace_back(f.name);
+      if (f.before) OMNIB_RETURN_IF_ERROR(f.set(c, json{{f.name, f.before}}));
       continue;
     }
     OMNIB_RETURN_IF_ERROR(f.set(c, j));
   }
-  if (schema_version < 2) {
-    OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
-    // Runs before the striped layout existed split shards contiguously.
-    if (!j.contains("shard_layout")) c.shard_layout = "contiguous";
-  }
+  if (schema_version < 2) OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
   if (c.net != "loopback" && c.net != "emulate")
     return usage_error("field 'net': '" + c.net + "' is neither loopback nor emulate");
   if (defaulted) defaulted->insert(defaulted->end(), missing.begin(), missing.end());

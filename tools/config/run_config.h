@@ -35,6 +35,7 @@ struct RunConfig {
   uint64_t link_delay_ns = 0;    // emulate only: every link's one-way delay
   std::string transport = "tcp";
   std::string shard_layout = "striped";  // how the engine deals blocks to shards (engine/shard_map.h)
+  std::string encoding = "auto";         // how the engine encodes blocks (engine/encoding_policy.h)
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 

@@ -20,7 +20,7 @@ namespace omnib {
 // is checked (wrong_calls); unchecked runs have "correct": null; runs of
 // --repeat, frame counts and CPU time were added. Version 3: the --profile
 // breakdown ("profile") and the emulated link's limit ("link_limit").
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 // The measured sparsity of one configuration's inputs.
 struct InputStats {
@@ -127,7 +127,7 @@ struct ResultRecord {
 
 nlohmann::json to_json(const ResultRecord& r);
 
-// Reads a record of a file with `schema_version` (1, 2 or 3). Every field is
+// Reads a record of a file with `schema_version` (1 to 4). Every field is
 // type-checked (the error names it). Fields a schema 1 record lacks take
 // their defaults and are appended to `defaulted`; a record written before
 // "dense" existed takes it from the registry of this build (false for an

@@ -1,0 +1,152 @@
+#include "engine/omni/batch_encoding.h"
+
+#include <cstring>
+
+
+namespace omnib {
+namespace {
+
+uint64_t pad8(uint64_t n) { return (n + 7) & ~uint64_t{7}; }
+
+// Walks the blocks' values through the pieces they are given in.
+class ValueCursor {
+ public:
+  explicit ValueCursor(std::span<const iovec> pieces) : pieces_(pieces) {}
+  // The next `bytes` bytes, contiguous (copied into scratch if they straddle pieces).
+  const uint8_t* take(size_t bytes) {
+    while (piece_ < pieces_.size() && offset_ == pieces_[piece_].iov_len) next_piece();
+    if (piece_ < pieces_.size() && pieces_[piece_].iov_len - offset_ >= bytes) {
+      const auto* p = static_cast<const uint8_t*>(pieces_[piece_].iov_base) + offset_;
+      offset_ += bytes;
+      return p;
+    }
+    scratch_.resize(bytes);
+    for (size_t got = 0; got < bytes && piece_ < pieces_.size();) {
+      const size_t n = std::min(bytes - got, pieces_[piece_].iov_len - offset_);
+      std::memcpy(scratch_.data() + got, static_cast<const uint8_t*>(pieces_[piece_].iov_base) + offset_, n);
+      got += n;
+      offset_ += n;
+      if (offset_ == pieces_[piece_].iov_len) next_piece();
+    }
+    return scratch_.data();
+  }
+
+ private:
+  void next_piece() {
+    ++piece_;
+    offset_ = 0;
+  }
+  std::span<const iovec> pieces_;
+  size_t piece_ = 0;
+  size_t offset_ = 0;
+  std::vector<uint8_t> scratch_;
+};
+
+}  // namespace
+
+const char* block_encoding_name(BlockEncoding e) {
+  switch (e) {
+    case BlockEncoding::kBlocks: return "blocks";
+    case BlockEncoding::kBitmap: return "bitmap";
+    case BlockEncoding::kCoo: return "coo";
+  }
+  return "?";
+}
+
+uint64_t encoded_bytes(BlockEncoding e, const BatchShape& s, size_t elem_size) {
+  switch (e) {
+    case BlockEncoding::kBlocks: return s.blocks * 8 + s.elements * elem_size;
+    case BlockEncoding::kBitmap: return s.blocks * 8 + pad8(s.bitmap_bytes) + s.nonzeros * elem_size;
+    case BlockEncoding::kCoo: return 16 + pad8(s.nonzeros * 4) + s.nonzeros * elem_size;
+  }
+  return 0;
+}
+
+BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem_size) {
+  if (s.blocks == 0) return BlockEncoding::kBlocks;  // a header alone
+  const bool coo_fits = !s.empty_block;
+  switch (p) {
+    case EncodingPolicy::kBlocks: return BlockEncoding::kBlocks;
+    case EncodingPolicy::kBitmap: return BlockEncoding::kBitmap;
+    case EncodingPolicy::kCoo: return coo_fits ? BlockEncoding::kCoo : BlockEncoding::kBitmap;
+    case EncodingPolicy::kAuto: break;
+  }
+  BlockEncoding best = BlockEncoding::kBlocks;
+  uint64_t best_bytes = encoded_bytes(best, s, elem_size);
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+    if (e == BlockEncoding::kCoo && !coo_fits) continue;
+    const uint64_t bytes = encoded_bytes(e, s, elem_size);
+    if (bytes < best_bytes) {
+      best = e;
+      best_bytes = bytes;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// One block's non-zero elements: appended to `vals` (advanced), their
+// positions marked in `map` (bitmap) or appended to `offs` (offsets, from
+// `base`). T is the element's bits; the sign bit alone is zero.
+template <typename T>
+void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
+  constexpr T kMagnitude = static_cast<T>(~T{0} >> 1);
+  for (size_t i = 0; i < len; ++i) {
+    T v;
+    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
+    if ((v & kMagnitude) == 0) continue;
+    if (map) map[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
+    if (offs) *offs++ = static_cast<uint32_t>(base + i);
+    std::memcpy(vals, &v, sizeof(T));
+    vals += sizeof(T);
+  }
+}
+
+}  // namespace
+
+void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
+                 std::span<const iovec> values, UninitBytes& out) {
+  ValueCursor cursor(values);
+  uint64_t elements = 0, map_bytes = 0;
+  for (uint64_t b : blocks) {
+    elements += layout.block_length(b);
+    map_bytes += (layout.block_length(b) + 7) / 8;
+  }
+  const bool bitmap = e == BlockEncoding::kBitmap;
+  // Room for every element; trimmed to what was non-zero at the end.
+  const uint64_t values_at = bitmap ? pad8(map_bytes) : 16 + pad8(elements * 4);
+  out.resize(values_at + elements * elem_size);
+  std::memset(out.data(), 0, values_at);
+  uint8_t* vals = out.data() + values_at;
+  uint8_t* map = bitmap ? out.data() : nullptr;
+  auto* offsets = bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + 16);
+  uint32_t* offs = offsets;
+  const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
+  for (uint64_t b : blocks) {
+    const size_t len = layout.block_length(b);
+    const uint8_t* src = cursor.take(len * elem_size);
+    if (elem_size == 2)
+      pack_block<uint16_t>(src, len, map, offs, layout.block_begin(b) - base, vals);
+    else
+      pack_block<uint32_t>(src, len, map, offs, layout.block_begin(b) - base, vals);
+    if (map) map += (len + 7) / 8;
+  }
+  const uint64_t nonzeros = static_cast<uint64_t>(vals - (out.data() + values_at)) / elem_size;
+  if (bitmap) {
+    out.resize(values_at + nonzeros * elem_size);
+    return;
+  }
+  // Offsets: the first block and the count, then the offsets (padded to 8),
+  // then the values, moved down next to them.
+  const uint64_t first = blocks.empty() ? 0 : blocks.front();
+  const auto m = static_cast<uint32_t>(nonzeros);
+  std::memcpy(out.data(), &first, 8);
+  std::memcpy(out.data() + 8, &m, 4);
+  const uint64_t packed_at = 16 + pad8(nonzeros * 4);
+  std::memset(out.data() + 16 + nonzeros * 4, 0, packed_at - 16 - nonzeros * 4);
+  std::memmove(out.data() + packed_at, out.data() + values_at, nonzeros * elem_size);
+  out.resize(packed_at + nonzeros * elem_size);
+}
+
+}  // namespace omnib

@@ -1,0 +1,186 @@
+// The batch encodings: what pack_sparse builds decodes back to the blocks it
+// was given, the sizes the choice is made from are the sizes on the wire,
+// and malformed sparse batches are refused.
+#include "engine/omni/batch_encoding.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "engine/block_scan.h"
+#include "engine/omni/block_batch.h"
+
+namespace omnib {
+namespace {
+
+// A tensor of `count` elements of `elem` bytes whose blocks hold about
+// `fill` non-zeros each (some blocks none), as raw bytes.
+std::vector<uint8_t> tensor_bytes(size_t count, size_t elem, double fill, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::bernoulli_distribution hit(fill);
+  std::vector<uint8_t> t(count * elem, 0);
+  for (size_t i = 0; i < count; ++i)
+    if (hit(rng)) {
+      const uint32_t v = 0x3f800000u + static_cast<uint32_t>(i);  // non-zero in either width
+      std::memcpy(t.data() + i * elem, &v, elem);
+    }
+  return t;
+}
+
+struct Built {
+  std::vector<uint8_t> payload;
+  BatchShape shape;
+  BlockEncoding encoding;
+};
+
+Built build(BlockEncoding forced, const std::vector<uint64_t>& blocks, const std::vector<uint8_t>& t,
+            const BlockLayout& layout, size_t elem, uint64_t next) {
+  Built b;
+  std::vector<iovec> values;
+  for (uint64_t blk : blocks) {
+    values.push_back({const_cast<uint8_t*>(t.data() + layout.block_begin(blk) * elem), layout.block_length(blk) * elem});
+    b.shape.add_block(layout.block_length(blk),
+                      count_nonzero(t.data() + layout.block_begin(blk) * elem, layout.block_length(blk), elem));
+  }
+  b.encoding = forced;
+  const BatchHeader h{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(forced), next};
+  std::vector<iovec> iov;
+  batch_prefix_iovecs(h, blocks, iov);
+  UninitBytes packed;
+  if (forced == BlockEncoding::kBlocks) {
+    iov.insert(iov.end(), values.begin(), values.end());
+  } else {
+    pack_sparse(forced, blocks, layout, elem, values, packed);
+    iov.push_back({packed.data(), packed.size()});
+  }
+  for (const iovec& v : iov)
+    b.payload.insert(b.payload.end(), static_cast<const uint8_t*>(v.iov_base),
+                     static_cast<const uint8_t*>(v.iov_base) + v.iov_len);
+  return b;
+}
+
+class EncodingRoundTrip : public ::testing::TestWithParam<std::tuple<BlockEncoding, size_t /*elem*/, size_t /*block*/>> {};
+
+TEST_P(EncodingRoundTrip, DecodesToTheBlocksItWasGivenAndSizesMatch) {
+  const auto [encoding, elem, block] = GetParam();
+  const size_t count = 1000;  // a short last block for most block sizes
+  const BlockLayout layout(count, block);
+  const ShardMap one(layout.num_blocks(), 1, ShardLayout::kContiguous, 1);
+  for (double fill : {0.02, 0.3, 1.0}) {
+    const auto t = tensor_bytes(count, elem, fill, 5);
+    std::vector<uint64_t> blocks = nonzero_blocks(t.data(), elem, layout);
+    if (blocks.size() > 3) blocks.erase(blocks.begin() + 1);  // not all adjacent
+    const Built b = build(encoding, blocks, t, layout, elem, kEndOfStream);
+    EXPECT_EQ(b.payload.size(), sizeof(BatchHeader) + encoded_bytes(encoding, b.shape, elem)) << fill;
+    BatchView view;
+    const Status st = decode_batch(b.payload, layout, elem, one, 0, view);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    ASSERT_EQ(view.count, blocks.size());
+    for (uint32_t i = 0; i < view.count; ++i) {
+      ASSERT_EQ(view.indices[i], blocks[i]);
+      const size_t len = layout.block_length(blocks[i]);
+      std::vector<uint8_t> got(len * elem, 0xAB);
+      view.write_block(i, len, elem, got.data());
+      const uint8_t* want = t.data() + layout.block_begin(blocks[i]) * elem;
+      ASSERT_EQ(0, std::memcmp(got.data(), want, len * elem)) << "block " << blocks[i] << " fill " << fill;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Encodings, EncodingRoundTrip,
+    ::testing::Combine(::testing::Values(BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo),
+                       ::testing::Values(size_t{2}, size_t{4}), ::testing::Values(size_t{1}, size_t{7}, size_t{256})));
+
+TEST(EncodingChoice, AutoPicksTheSmallestAndPrefersBlocksOnTies) {
+  BatchShape dense;
+  dense.add_block(256, 256);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, dense, 4), BlockEncoding::kBlocks);
+  BatchShape scattered;
+  for (int i = 0; i < 10; ++i) scattered.add_block(256, 2);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, scattered, 4), BlockEncoding::kCoo);
+  BatchShape half_full;
+  for (int i = 0; i < 10; ++i) half_full.add_block(256, 100);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, half_full, 4), BlockEncoding::kBitmap);
+  for (const BatchShape& s : {dense, scattered, half_full}) {
+    const BlockEncoding e = choose_encoding(EncodingPolicy::kAuto, s, 4);
+    for (BlockEncoding other : {BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo})
+      EXPECT_LE(encoded_bytes(e, s, 4), encoded_bytes(other, s, 4));
+  }
+  // A block whose sum cancelled cannot be carried by offsets.
+  BatchShape cancelled = scattered;
+  cancelled.add_block(256, 0);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, cancelled, 4), BlockEncoding::kBitmap);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, cancelled, 4), BlockEncoding::kBitmap);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, BatchShape{}, 4), BlockEncoding::kBlocks);  // an empty batch
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kBlocks, scattered, 4), BlockEncoding::kBlocks);
+}
+
+TEST(EncodingDecode, RefusesMalformedSparseBatches) {
+  const size_t elem = 4;
+  const BlockLayout layout(64, 16);
+  const ShardMap one(4, 1, ShardLayout::kContiguous, 1);
+  const ShardMap halves(4, 2, ShardLayout::kContiguous, 1);
+  std::vector<uint8_t> t(64 * elem, 0);
+  for (size_t i : {1, 5, 20, 40, 41, 63}) t[i * elem] = 1;
+  const std::vector<uint64_t> blocks{0, 1, 2, 3};
+  BatchView view;
+  auto ok = [&](const std::vector<uint8_t>& p, const ShardMap& m = ShardMap(4, 1, ShardLayout::kContiguous, 1)) {
+    return decode_batch(p, layout, elem, m, 0, view).is_ok();
+  };
+  const auto bitmap = build(BlockEncoding::kBitmap, blocks, t, layout, elem, kEndOfStream).payload;
+  const auto coo = build(BlockEncoding::kCoo, blocks, t, layout, elem, kEndOfStream).payload;
+  ASSERT_TRUE(ok(bitmap));
+  ASSERT_TRUE(ok(coo));
+  // Unknown encoding.
+  auto unknown = bitmap;
+  unknown[4] = 7;
+  EXPECT_FALSE(ok(unknown));
+  // Bitmap: a value short, a value extra, padding set.
+  auto short_bitmap = bitmap;
+  short_bitmap.resize(short_bitmap.size() - elem);
+  EXPECT_FALSE(ok(short_bitmap));
+  auto long_bitmap = bitmap;
+  long_bitmap.insert(long_bitmap.end(), elem, 0);
+  EXPECT_FALSE(ok(long_bitmap));
+  auto extra_bit = bitmap;
+  extra_bit[16 + 4 * 8 + 7] |= 0x40;  // element 14 of block 3: a value more than the payload holds
+  EXPECT_FALSE(ok(extra_bit));
+  // Three blocks: 6 map bytes and 2 of padding, which must be zero.
+  auto padded = build(BlockEncoding::kBitmap, {0, 1, 2}, t, layout, elem, 3).payload;
+  ASSERT_TRUE(ok(padded));
+  padded[16 + 3 * 8 + 6] = 1;
+  EXPECT_FALSE(ok(padded));
+  // Offsets: count disagreeing with the blocks, out of order, reserved set,
+  // a block of another shard, an empty offsets batch.
+  auto wrong_count = coo;
+  wrong_count[0] = 3;
+  EXPECT_FALSE(ok(wrong_count));
+  auto reversed = coo;
+  std::swap(reversed[32], reversed[36]);
+  EXPECT_FALSE(ok(reversed));
+  auto reserved = coo;
+  reserved[16 + 12] = 1;
+  EXPECT_FALSE(ok(reserved));
+  EXPECT_FALSE(decode_batch(coo, layout, elem, halves, 1, view).is_ok());
+  const auto empty = build(BlockEncoding::kCoo, {}, t, layout, elem, kEndOfStream).payload;
+  EXPECT_FALSE(ok(empty));
+  EXPECT_TRUE(ok(build(BlockEncoding::kBlocks, {}, t, layout, elem, kEndOfStream).payload));
+}
+
+TEST(EncodingDecode, BitmapBitsPastAShortBlockAreRefused) {
+  const size_t elem = 4;
+  const BlockLayout layout(20, 16);  // block 1 holds 4 elements
+  const ShardMap one(2, 1, ShardLayout::kContiguous, 1);
+  std::vector<uint8_t> t(20 * elem, 0);
+  t[17 * elem] = 1;
+  auto p = build(BlockEncoding::kBitmap, {1}, t, layout, elem, kEndOfStream).payload;
+  BatchView view;
+  ASSERT_TRUE(decode_batch(p, layout, elem, one, 0, view).is_ok());
+  p[16 + 8] |= 0x20;  // element 5 of a 4-element block
+  EXPECT_FALSE(decode_batch(p, layout, elem, one, 0, view).is_ok());
+}
+
+}  // namespace
+}  // namespace omnib
