@@ -37,7 +37,7 @@ tally() {
     if [[ $code -ne 0 ]]; then
       failed=$((failed + 1))
       on=$(grep -oE "(wire bytes|wire frames|speedup vs [a-z]+|cpu ns/wire byte|correct)[^|]*(REGRESSION|CHANGED)" \
-             "$logs/$name-$k.log" | sed -E 's/ +[-+0-9.]+[^ ]* .*//; s/ +[0-9].*//' | sort -u | paste -sd, -)
+             "$logs/$name-$k.log" | sed -E 's/ +[-+0-9.]+[^ ]* .*//; s/ +[0-9].*//; s/:$//' | sort -u | paste -sd, -)
       [[ $code -eq 3 ]] && on="wrong results (exit 3)"
       what["${on:-exit $code}"]=$(( ${what["${on:-exit $code}"]:-0} + 1 ))
     fi
