@@ -58,6 +58,26 @@ TEST(FailureBroadcast, TheLauncherStopsRanksWaitingInTheStoreWhenOneExits) {
   EXPECT_NE(err.find("rank 1 failed: exited with code 3"), std::string::npos) << err;
 }
 
+TEST(FailureBroadcast, ARankThatCannotBeExecutedSaysWhyAndStopsTheOthers) {
+  LocalLaunchPlan plan;
+  plan.world = 3;
+  plan.argv = allreduce_args({"--nodes", "3"});
+  plan.argv.insert(plan.argv.begin(), OMNIB_BINARY);
+  plan.grace = std::chrono::seconds(35);
+  plan.wrap_command = [](int rank, const std::vector<std::string>& argv) {
+    return rank == 2 ? std::vector<std::string>{"/nonexistent-omnib-folder/omni-bench"} : argv;
+  };
+  ::testing::internal::CaptureStderr();
+  const auto start = Clock::now();
+  const int code = launch_local(plan);
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(code, 6) << err;
+  EXPECT_LT(seconds, 3.0) << "ranks waited for -T instead of hearing of the failure";
+  EXPECT_NE(err.find("could not start rank 2 (/nonexistent-omnib-folder/omni-bench): No such file"), std::string::npos)
+      << err;
+}
+
 TEST(FailureBroadcast, ARankThatFailsBetweenCollectivesStopsTheOthers) {
   // Rank 0 cannot write its result file; the launcher's check is not in the
   // way (an external launcher), so the failure happens inside the job.

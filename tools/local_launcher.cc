@@ -13,6 +13,7 @@
 
 #include "engine/bootstrap/tcp_store.h"
 #include "tools/launch_env.h"
+#include "tools/process/child_process.h"
 
 namespace omnib {
 namespace {
@@ -27,33 +28,29 @@ struct JobIdentity {
   std::string token_hex;
 };
 
+// Starts rank `rank`; -1 when it could not be forked. A rank that cannot be
+// executed exits 6 (unavailable) after saying why.
 pid_t spawn_rank(const LocalLaunchPlan& plan, int rank, const JobIdentity& job) {
-  std::vector<std::string> args = plan.wrap_command ? plan.wrap_command(rank, plan.argv) : plan.argv;
-  const std::string bind = plan.bind_host ? plan.bind_host(rank) : "127.0.0.1";
-  const auto extra_env = plan.rank_env ? plan.rank_env(rank) : std::vector<std::pair<std::string, std::string>>{};
-  const pid_t launcher = getpid();
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child: die with the launcher, so no rank outlives an interrupted run
-  // (also when the launcher died before the request took effect).
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != launcher) _exit(1);
-  setenv(launch_vars::kRank, std::to_string(rank).c_str(), 1);
-  setenv(launch_vars::kWorld, std::to_string(plan.world).c_str(), 1);
-  setenv(launch_vars::kStore, job.store.c_str(), 1);
-  setenv(launch_vars::kJobId, std::to_string(job.job_id).c_str(), 1);
-  setenv(launch_vars::kJobToken, job.token_hex.c_str(), 1);
-  setenv(launch_vars::kBind, bind.c_str(), 1);
-  for (const auto& [name, value] : extra_env) setenv(name.c_str(), value.c_str(), 1);
-  std::vector<char*> cargs;
-  for (auto& a : args) cargs.push_back(a.data());
-  cargs.push_back(nullptr);
-  if (args[0].find('/') != std::string::npos)
-    execv(args[0].c_str(), cargs.data());
-  else
-    execvp(args[0].c_str(), cargs.data());
-  std::fprintf(stderr, "omni-bench: could not start rank %d (%s): %s\n", rank, args[0].c_str(), std::strerror(errno));
-  _exit(6);
+  ChildSpec spec;
+  spec.argv = plan.wrap_command ? plan.wrap_command(rank, plan.argv) : plan.argv;
+  spec.env = {{launch_vars::kRank, std::to_string(rank)},
+              {launch_vars::kWorld, std::to_string(plan.world)},
+              {launch_vars::kStore, job.store},
+              {launch_vars::kJobId, std::to_string(job.job_id)},
+              {launch_vars::kJobToken, job.token_hex},
+              {launch_vars::kBind, plan.bind_host ? plan.bind_host(rank) : "127.0.0.1"}};
+  if (plan.rank_env)
+    for (auto& entry : plan.rank_env(rank)) spec.env.push_back(std::move(entry));
+  // No rank outlives an interrupted run.
+  spec.die_with_parent = true;
+  spec.exec_failure_code = exit_code(Code::kUnavailable);
+  spec.exec_failure_message = "omni-bench: could not start rank " + std::to_string(rank) + " (" + spec.argv[0] + "): ";
+  auto child = start_child(spec);
+  if (!child.is_ok()) {
+    std::fprintf(stderr, "omni-bench: rank %d: %s\n", rank, child.status().message().c_str());
+    return -1;
+  }
+  return child.value().pid;
 }
 
 int fail(const Status& s) {
@@ -104,12 +101,21 @@ int launch_local(const LocalLaunchPlan& plan) {
   sigaction(SIGTERM, &sa, &old_term);
 
   std::vector<pid_t> pids;
-  for (int r = 0; r < plan.world; ++r) pids.push_back(spawn_rank(plan, r, job));
+  int running = 0;
+  for (int r = 0; r < plan.world && (pids.empty() || pids.back() > 0); ++r) {
+    pids.push_back(spawn_rank(plan, r, job));
+    running += pids.back() > 0;
+  }
+  const bool spawn_failed = pids.back() < 0;
 
   RunVerdict verdict;
-  int running = plan.world;
   bool killing = false;  // from here on, ranks die by our signals
   auto kill_at = std::chrono::steady_clock::time_point::max();
+  if (spawn_failed) {
+    // The ranks already started wait for one that never comes: end them now.
+    server.value()->post_abort(static_cast<int>(pids.size()) - 1, "could not be started");
+    kill_at = std::chrono::steady_clock::now() + plan.grace;
+  }
   while (running > 0) {
     int status = 0;
     pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -146,6 +152,7 @@ int launch_local(const LocalLaunchPlan& plan) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
+  if (spawn_failed) return exit_code(Code::kInternal);
   return verdict.code(g_interrupted != 0);
 }
 

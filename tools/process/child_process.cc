@@ -84,7 +84,14 @@ Result<Child> start_child(const ChildSpec& spec) {
     execvpe(args[0], args.data(), envp.data());
   else
     execve(args[0], args.data(), envp.data());
-  _exit(127);
+  if (!spec.exec_failure_message.empty()) {
+    // write(2) only: the child of a threaded process must not take locks.
+    const char* reason = strerror(errno);
+    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, spec.exec_failure_message.data(), spec.exec_failure_message.size());
+    n = write(STDERR_FILENO, reason, std::strlen(reason));
+    n = write(STDERR_FILENO, "\n", 1);
+  }
+  _exit(spec.exec_failure_code);
 }
 
 int wait_child(pid_t pid) {

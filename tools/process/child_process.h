@@ -22,6 +22,10 @@ struct ChildSpec {
   bool capture_output = false;   // stdout and stderr to pipes the caller reads (Child::out_fd, err_fd)
   bool die_with_parent = false;  // SIGKILL the child when this process dies
   bool own_process_group = false;  // so that a signal to it reaches everything it starts
+  // When the program cannot be executed: the child exits with this code,
+  // after writing `exec_failure_message`, then the reason, to its stderr (when set).
+  int exec_failure_code = 127;
+  std::string exec_failure_message;
 };
 
 struct Child {
@@ -31,8 +35,8 @@ struct Child {
 };
 
 // Starts the child. Its signal dispositions and mask are reset to the
-// defaults (a parent's handlers must not leak into it); 127 is its exit code
-// when the program cannot be executed.
+// defaults (a parent's handlers must not leak into it); exec_failure_code is
+// its exit code when the program cannot be executed.
 Result<Child> start_child(const ChildSpec& spec);
 
 // Waits for `pid` (retrying on EINTR) and returns exit_code_of its status.
