@@ -1,5 +1,7 @@
 #include "engine/block_scan.h"
 
+#include <algorithm>
+
 namespace omnib {
 namespace {
 
@@ -45,9 +47,55 @@ bool block_is_nonzero(const void* data, size_t n, size_t elem_size) {
   return block_is_nonzero(static_cast<const uint32_t*>(data), n);
 }
 
+namespace {
+
+// Small blocks (top-k inputs scanned at block size 1 to 32): a call and a
+// branch per block would cost more than reading it, so blocks are tested
+// inline and their indices written branch-free into a stack buffer.
+template <typename W>
+void find_small_nonzero_blocks(const W* t, size_t block_size, BlockRange range, std::vector<uint64_t>& out) {
+  constexpr W kMagnitude = static_cast<W>(static_cast<W>(~W{0}) >> 1);
+  constexpr size_t kChunk = 1024;
+  uint64_t found[kChunk];
+  for (uint64_t begin = range.begin; begin < range.end; begin += kChunk) {
+    const uint64_t end = std::min<uint64_t>(range.end, begin + kChunk);
+    size_t n = 0;
+    if (block_size == 1) {
+      for (uint64_t b = begin; b < end; ++b) {
+        found[n] = b;
+        n += (t[b] & kMagnitude) != 0;
+      }
+    } else {
+      for (uint64_t b = begin; b < end; ++b) {
+        const W* p = t + b * block_size;
+        W acc = 0;
+        for (size_t j = 0; j < block_size; ++j) acc |= p[j] & kMagnitude;
+        found[n] = b;
+        n += acc != 0;
+      }
+    }
+    out.insert(out.end(), found, found + n);
+  }
+}
+
+constexpr size_t kSmallBlock = 32;
+
+}  // namespace
+
 void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                          std::vector<uint64_t>& out) {
   const auto* bytes = static_cast<const uint8_t*>(data);
+  if (layout.block_size() <= kSmallBlock) {
+    // Whole blocks on the fast path; the tensor's short last block, if in range, after.
+    const uint64_t whole = std::min<uint64_t>(range.end, layout.count() / layout.block_size());
+    if (range.begin < whole) {
+      if (elem_size == 2)
+        find_small_nonzero_blocks(static_cast<const uint16_t*>(data), layout.block_size(), {range.begin, whole}, out);
+      else
+        find_small_nonzero_blocks(static_cast<const uint32_t*>(data), layout.block_size(), {range.begin, whole}, out);
+      range.begin = whole;
+    }
+  }
   for (uint64_t b = range.begin; b < range.end; ++b) {
     if (block_is_nonzero(bytes + layout.block_begin(b) * elem_size, layout.block_length(b), elem_size))
       out.push_back(b);
