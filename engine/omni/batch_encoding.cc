@@ -88,19 +88,35 @@ namespace {
 
 // One block's non-zero elements: appended to `vals` (advanced), their
 // positions marked in `map` (bitmap) or appended to `offs` (offsets, from
-// `base`). T is the element's bits; the sign bit alone is zero.
-template <typename T>
+// `base`). T is the element's bits; the sign bit alone is zero. Branch-free:
+// every element is written and the cursors advance only past non-zeros (a
+// top-k block's zeros and non-zeros alternate unpredictably), which never
+// writes past the room pack_sparse gave: one element's worth per element.
+template <typename T, bool kBitmap>
 void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
   constexpr T kMagnitude = static_cast<T>(~T{0} >> 1);
   for (size_t i = 0; i < len; ++i) {
     T v;
     std::memcpy(&v, src + i * sizeof(T), sizeof(T));
-    if ((v & kMagnitude) == 0) continue;
-    if (map) map[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
-    if (offs) *offs++ = static_cast<uint32_t>(base + i);
+    const unsigned nonzero = (v & kMagnitude) != 0;
+    if constexpr (kBitmap) {
+      map[i / 8] |= static_cast<uint8_t>(nonzero << (i % 8));
+    } else {
+      *offs = static_cast<uint32_t>(base + i);
+      offs += nonzero;
+    }
     std::memcpy(vals, &v, sizeof(T));
-    vals += sizeof(T);
+    vals += nonzero * sizeof(T);
   }
+}
+
+template <typename T>
+void pack_block(bool bitmap, const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base,
+                uint8_t*& vals) {
+  if (bitmap)
+    pack_block<T, true>(src, len, map, offs, base, vals);
+  else
+    pack_block<T, false>(src, len, map, offs, base, vals);
 }
 
 }  // namespace
@@ -127,9 +143,9 @@ void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockL
     const size_t len = layout.block_length(b);
     const uint8_t* src = cursor.take(len * elem_size);
     if (elem_size == 2)
-      pack_block<uint16_t>(src, len, map, offs, layout.block_begin(b) - base, vals);
+      pack_block<uint16_t>(bitmap, src, len, map, offs, layout.block_begin(b) - base, vals);
     else
-      pack_block<uint32_t>(src, len, map, offs, layout.block_begin(b) - base, vals);
+      pack_block<uint32_t>(bitmap, src, len, map, offs, layout.block_begin(b) - base, vals);
     if (map) map += (len + 7) / 8;
   }
   const uint64_t nonzeros = static_cast<uint64_t>(vals - (out.data() + values_at)) / elem_size;

@@ -240,8 +240,11 @@ Status OmniCollective::send_all() {
     const SendShard& ss = send_shards_[static_cast<size_t>(s)];
     while (to_shard(s).sends_done() < ss.last_ticket) {
       const uint64_t mark = send_waker_.mark();
-      OMNIB_RETURN_IF_ERROR(to_shard(s).health());
+      // Health before progress: a peer that read our last batch may finish
+      // and close its end before this lane looks.
+      const Status health = to_shard(s).health();
       if (to_shard(s).sends_done() >= ss.last_ticket) break;
+      OMNIB_RETURN_IF_ERROR(health);
       if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired())
         return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
     }
@@ -409,7 +412,16 @@ Status OmniCollective::aggregate() {
       stall.moved();
       continue;
     }
-    for (int w = 0; w < workers; ++w) OMNIB_RETURN_IF_ERROR(from_worker(w).health());
+    // Only a link this shard still needs can fail it: a worker that has
+    // sent its stream and been sent every result may finish and close its
+    // end while other workers are still being served.
+    for (int w = 0; w < workers; ++w) {
+      const Status health = from_worker(w).health();
+      const uint64_t posted = next_post[static_cast<size_t>(w)];
+      const bool owed = !input_ended[static_cast<size_t>(w)] || !finished || posted < produced ||
+                        (posted > 0 && from_worker(w).sends_done() < slot_of(posted - 1).tickets[static_cast<size_t>(w)]);
+      if (owed) OMNIB_RETURN_IF_ERROR(health);
+    }
     trace::Span wait("wait block", trace::Kind::kWait, {.shard = shard});
     if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
       return timeout_error("shard " + std::to_string(shard) +
