@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <algorithm>
 #include <signal.h>
 #include <sys/wait.h>
@@ -64,6 +66,23 @@ TEST(SweepPlan, LinkRatesAreConfigurationsOfTheirOwn) {
   EXPECT_EQ(points[0].plan.config(0).link_rate_bps, 50'000'000u);
   EXPECT_EQ(points[1].plan.config(0).link_rate_bps, 100'000'000u);
   EXPECT_NE(points[0].plan.config(0).key_text(), points[1].plan.config(0).key_text());
+}
+
+TEST(SweepPlan, ElementTypesAndEncodingsAreAxes) {
+  SweepLists l;
+  l.datatypes = {"float", "bf16"};
+  l.encodings = {"blocks", "coo"};
+  l.size_args = {"--sizes", "4K"};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 4u);
+  std::set<std::string> keys;
+  for (const auto& p : points) keys.insert(p.plan.config(0).key_text());
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_EQ(points[1].plan.config(0).dtype, DType::kFloat32);
+  EXPECT_EQ(points[1].plan.config(0).encoding, "coo");
+  EXPECT_EQ(points[2].plan.config(0).dtype, DType::kBFloat16);
+  EXPECT_EQ(points[2].plan.config(0).encoding, "blocks");
+  EXPECT_NE(points[3].description.find("bf16, encoding coo"), std::string::npos) << points[3].description;
 }
 
 TEST(SweepPlan, ANetGivenToTheSweepIsPassedOnce) {

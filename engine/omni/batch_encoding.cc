@@ -95,7 +95,21 @@ namespace {
 template <typename T, bool kBitmap>
 void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
   constexpr T kMagnitude = static_cast<T>(~T{0} >> 1);
+  constexpr size_t kGroup = 8;
   for (size_t i = 0; i < len; ++i) {
+    if (i % kGroup == 0 && i + kGroup <= len) {
+      // Most groups of a top-k block are all zero: skip them in one test.
+      T any = 0;
+      for (size_t j = 0; j < kGroup; ++j) {
+        T w;
+        std::memcpy(&w, src + (i + j) * sizeof(T), sizeof(T));
+        any |= w & kMagnitude;
+      }
+      if (!any) {
+        i += kGroup - 1;
+        continue;
+      }
+    }
     T v;
     std::memcpy(&v, src + i * sizeof(T), sizeof(T));
     const unsigned nonzero = (v & kMagnitude) != 0;

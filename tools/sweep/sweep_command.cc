@@ -64,6 +64,8 @@ Result<SweepLists> lists_of(const SweepOptions& o) {
   OMNIB_RETURN_IF_ERROR(check_aggregator_list(l.aggregators));
   l.overlaps = split_list(o.overlaps);
   l.workloads = split_list(o.workloads);
+  l.datatypes = split_list(o.datatypes);
+  l.encodings = split_list(o.encodings);
   l.link_rates = split_list(o.link_rates);
   l.algos = split_list(o.algos);
   if (o.net != "loopback" && o.net != "emulate") return usage_error("--net '" + o.net + "': use loopback or emulate");
@@ -73,7 +75,7 @@ Result<SweepLists> lists_of(const SweepOptions& o) {
   else
     l.size_args = {"-b", o.min_bytes, "-e", o.max_bytes, "-f", o.step_factor};
   l.passthrough = o.passthrough;
-  for (const auto* list : {&l.densities, &l.block_sizes, &l.nodes, &l.overlaps, &l.workloads, &l.algos})
+  for (const auto* list : {&l.densities, &l.block_sizes, &l.nodes, &l.overlaps, &l.workloads, &l.datatypes, &l.algos})
     if (list->empty()) return usage_error("an empty list was given; every list needs at least one value");
   return l;
 }
@@ -81,6 +83,7 @@ Result<SweepLists> lists_of(const SweepOptions& o) {
 nlohmann::json configuration_of(const SweepLists& l) {
   return {{"densities", l.densities}, {"block_sizes", l.block_sizes}, {"nodes", l.nodes},
           {"aggregators", l.aggregators}, {"overlaps", l.overlaps},   {"workloads", l.workloads},
+          {"datatypes", l.datatypes},   {"encodings", l.encodings},
           {"link_rates", l.link_rates}, {"net", l.emulate ? "emulate" : "loopback"},
           {"algos", l.algos},           {"size_options", l.size_args}, {"allreduce_options", l.passthrough}};
 }
@@ -109,6 +112,9 @@ void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
                  "comma list of dedicated aggregator counts; 'nodes' means one per worker (default: colocated)");
   cmd.add_option("--overlap", o.overlaps, "comma list of overlap modes")->capture_default_str();
   cmd.add_option("--workload", o.workloads, "comma list of workloads")->capture_default_str();
+  cmd.add_option("-d,--datatype", o.datatypes, "comma list of element types (float, int32, bf16, half)")
+      ->capture_default_str();
+  cmd.add_option("--encoding", o.encodings, "comma list of omni batch encodings (default: allreduce's, auto)");
   cmd.add_option("--link-rate", o.link_rates, "comma list of emulated link rates (runs with --net emulate)");
   cmd.add_option("--net", o.net, "loopback, or emulate for every point (implied by --link-rate)")
       ->capture_default_str();

@@ -17,6 +17,8 @@ struct SweepOptions {
   std::string aggregators;  // comma list of counts or "nodes"; empty: colocated
   std::string overlaps = "random";
   std::string workloads = "blocks";
+  std::string datatypes = "float";
+  std::string encodings;  // empty: allreduce's default
   std::string link_rates;
   std::string net = "loopback";  // emulate: every point on emulated links
   std::string algos = "omni";

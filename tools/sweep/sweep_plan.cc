@@ -34,6 +34,20 @@ Result<RunPlan> plan_args(const std::vector<std::string>& args) {
   return plan_allreduce(o, o.nodes + o.aggregators, std::nullopt);
 }
 
+// Plans the point as allreduce would, with the sweep's sizes.
+Status plan_point(SweepPoint& p, const std::vector<std::string>& size_args) {
+  std::vector<std::string> planned(p.args.begin() + 1, p.args.end());
+  planned.insert(planned.end(), size_args.begin(), size_args.end());
+  auto plan = plan_args(planned);
+  if (!plan.is_ok()) return plan.status().with_context("point (" + p.description + "): ");
+  if (!plan.value().trace.trace_path.empty())
+    return usage_error("--trace writes one file per run and a sweep makes many: trace one "
+                       "configuration with `omni-bench allreduce --trace` (--profile works here)");
+  p.plan = plan.take();
+  p.todo = p.plan.sizes;
+  return Status::ok();
+}
+
 }  // namespace
 
 std::vector<std::string> SweepPoint::allreduce_args(const std::string& json) const {
@@ -60,48 +74,49 @@ Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
   const std::vector<std::string> none{""};
   const auto& rates = l.link_rates.empty() ? none : l.link_rates;
   const auto& aggregators = l.aggregators.empty() ? none : l.aggregators;
+  const auto& encodings = l.encodings.empty() ? none : l.encodings;
   for (const auto& n : l.nodes)
     for (const auto& k : aggregators)
       for (const auto& rate : rates)
         for (const auto& w : l.workloads)
           for (const auto& ov : l.overlaps)
             for (const auto& b : l.block_sizes)
-              for (const auto& d : workload_fixes_density(w) ? none : l.densities) {
-                SweepPoint p;
-                p.args = {"allreduce", "--algo", join(l.algos, ","), "--nodes", n, "--block-size", b,
-                          "--overlap", ov};
-                p.description = "nodes " + n;
-                if (!k.empty()) {
-                  p.args.insert(p.args.end(), {"--aggregators", k == "nodes" ? n : k});
-                  if (k != "0") p.description += ", aggregators " + (k == "nodes" ? n : k);
-                }
-                if (!d.empty()) {
-                  p.args.insert(p.args.end(), {"--density", d});
-                  p.description += ", density " + d;
-                }
-                p.description += ", block " + b;
-                if (ov != "random") p.description += ", overlap " + ov;
-                if (w != "blocks") {
-                  p.args.insert(p.args.end(), {"--workload", w});
-                  p.description += ", workload " + w;
-                }
-                if (l.emulate || !rate.empty()) p.args.insert(p.args.end(), {"--net", "emulate"});
-                if (!rate.empty()) {
-                  p.args.insert(p.args.end(), {"--link-rate", rate});
-                  p.description += ", link " + rate;
-                }
-                p.args.insert(p.args.end(), l.passthrough.begin(), l.passthrough.end());
-                std::vector<std::string> planned(p.args.begin() + 1, p.args.end());
-                planned.insert(planned.end(), l.size_args.begin(), l.size_args.end());
-                auto plan = plan_args(planned);
-                if (!plan.is_ok()) return plan.status().with_context("point (" + p.description + "): ");
-                if (!plan.value().trace.trace_path.empty())
-                  return usage_error("--trace writes one file per run and a sweep makes many: trace one "
-                                     "configuration with `omni-bench allreduce --trace` (--profile works here)");
-                p.plan = plan.take();
-                p.todo = p.plan.sizes;
-                points.push_back(std::move(p));
-              }
+              for (const auto& t : l.datatypes)
+                for (const auto& e : encodings)
+                  for (const auto& d : workload_fixes_density(w) ? none : l.densities) {
+                    SweepPoint p;
+                    p.args = {"allreduce", "--algo", join(l.algos, ","), "--nodes", n, "--block-size", b,
+                              "--overlap", ov, "-d", t};
+                    p.description = "nodes " + n;
+                    if (!k.empty()) {
+                      p.args.insert(p.args.end(), {"--aggregators", k == "nodes" ? n : k});
+                      if (k != "0") p.description += ", aggregators " + (k == "nodes" ? n : k);
+                    }
+                    if (!d.empty()) {
+                      p.args.insert(p.args.end(), {"--density", d});
+                      p.description += ", density " + d;
+                    }
+                    p.description += ", block " + b;
+                    if (t != "float") p.description += ", " + t;
+                    if (!e.empty()) {
+                      p.args.insert(p.args.end(), {"--encoding", e});
+                      p.description += ", encoding " + e;
+                    }
+                    if (ov != "random") p.description += ", overlap " + ov;
+                    if (w != "blocks") {
+                      p.args.insert(p.args.end(), {"--workload", w});
+                      p.description += ", workload " + w;
+                    }
+                    if (l.emulate || !rate.empty()) p.args.insert(p.args.end(), {"--net", "emulate"});
+                    if (!rate.empty()) {
+                      p.args.insert(p.args.end(), {"--link-rate", rate});
+                      p.description += ", link " + rate;
+                    }
+                    p.args.insert(p.args.end(), l.passthrough.begin(), l.passthrough.end());
+                    auto planned = plan_point(p, l.size_args);
+                    if (!planned.is_ok()) return planned;
+                    points.push_back(std::move(p));
+                  }
   return points;
 }
 

@@ -26,6 +26,8 @@ struct SweepLists {
   std::vector<std::string> aggregators;
   std::vector<std::string> overlaps{"random"};
   std::vector<std::string> workloads{"blocks"};
+  std::vector<std::string> datatypes{"float"};
+  std::vector<std::string> encodings;  // empty: allreduce's default
   std::vector<std::string> link_rates;  // non-empty: emulated links at each rate
   std::vector<std::string> algos{"omni"};
   bool emulate = false;  // --net emulate (implied by link rates)
