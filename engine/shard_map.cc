@@ -16,9 +16,13 @@ bool parse_shard_layout(const std::string& text, ShardLayout* out) {
 ShardMap::ShardMap(uint64_t blocks, int shards, ShardLayout layout, uint64_t stripe)
     : blocks_(blocks), shards_(std::max(1, shards)), layout_(layout), stripe_(std::max<uint64_t>(1, stripe)) {}
 
-uint64_t ShardMap::default_stripe(size_t block_bytes) {
+uint64_t ShardMap::default_stripe(size_t block_bytes, uint64_t blocks, int shards) {
   constexpr size_t kStripeBytes = 4096;
-  return std::max<uint64_t>(1, kStripeBytes / std::max<size_t>(1, block_bytes));
+  const uint64_t by_bytes = kStripeBytes / std::max<size_t>(1, block_bytes);
+  // A small tensor over many shards: narrower stripes, so that every shard
+  // gets some (the busiest shard sends its share to every worker).
+  const uint64_t fair = blocks / static_cast<uint64_t>(std::max(1, shards));
+  return std::max<uint64_t>(1, std::min(by_bytes, fair));
 }
 
 int ShardMap::owner(uint64_t block) const {

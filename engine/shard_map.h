@@ -27,8 +27,9 @@ class ShardMap {
   ShardMap(uint64_t blocks, int shards, ShardLayout layout, uint64_t stripe);
 
   // A stripe of about 4 KiB of values: long enough for a send or a copy to
-  // run over several blocks at once, short enough to spread any hot region.
-  static uint64_t default_stripe(size_t block_bytes);
+  // run over several blocks at once, short enough to spread any hot region;
+  // narrower when `blocks` would not give each of `shards` a stripe.
+  static uint64_t default_stripe(size_t block_bytes, uint64_t blocks, int shards);
 
   uint64_t blocks() const { return blocks_; }
   int shards() const { return shards_; }

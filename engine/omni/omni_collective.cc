@@ -126,7 +126,7 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (in.count != out.count) return usage_error("omni: input and output counts differ");
   ++seq_;
   layout_ = BlockLayout(in.count, block_size_);
-  map_ = ShardMap(layout_.num_blocks(), shards(), layout_kind_, ShardMap::default_stripe(block_size_ * elem_size_));
+  map_ = ShardMap(layout_.num_blocks(), shards(), layout_kind_, ShardMap::default_stripe(block_size_ * elem_size_, layout_.num_blocks(), shards()));
   size_streams();
   if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_, map_));
   if (aggregator_) aggregator_->reset(layout_);

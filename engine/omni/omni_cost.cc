@@ -70,7 +70,7 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
 WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
-  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size));
+  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
   const BatchCut cut = batch_cut(c, shards);
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const bool colocated = c.aggregators == 0;

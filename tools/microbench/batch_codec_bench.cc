@@ -48,7 +48,7 @@ struct Fixture {
 
   Fixture(size_t block_size, double density)
       : layout(kElements, block_size),
-        map(layout.num_blocks(), 1, ShardLayout::kStriped, ShardMap::default_stripe(block_size * sizeof(float))),
+        map(layout.num_blocks(), 1, ShardLayout::kStriped, ShardMap::default_stripe(block_size * sizeof(float), kElements / block_size, 1)),
         in(make_scattered(kElements, density)),
         out(kElements) {
     io = std::move(HostBlockIo::create(1).value());
