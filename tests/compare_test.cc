@@ -387,6 +387,17 @@ TEST(Compare, ClearShiftInRunsFails) {
   EXPECT_NE(r.out.find("REGRESSION"), std::string::npos) << r.out;
 }
 
+// Three runs a side reach p = 0.05 at best, never below the default alpha:
+// the tolerance alone must decide then, or no slowdown could ever fail.
+TEST(Compare, ThreeRunsASideStillCatchATripledTime) {
+  const std::vector<double> base{100, 110, 120};
+  const std::vector<double> tripled{300, 330, 360};
+  auto r = compare(make_document({repeated_group(base)}), make_document({repeated_group(tripled)}),
+                   {"--metric", "speedup"});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("REGRESSION"), std::string::npos) << r.out;
+}
+
 // Several files on one side are more runs of each configuration.
 TEST(Compare, SeveralFilesPerSideAreRuns) {
   std::string base_files, cur_files;
