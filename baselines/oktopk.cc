@@ -222,9 +222,50 @@ Status Oktopk::merge_my_region() {
   return Status::ok();
 }
 
-WireCost Oktopk::analytic_cost(const CostInputs& c) {
+namespace {
+
+// Histogram counts stream as dense 4-byte elements.
+double histogram_bytes(double cells) {
+  return stream_wire_bytes(cells, kCountBytes,
+                           static_cast<double>(chunk_capacity(true, kCountBytes)));
+}
+
+// The algorithm's own split, run on the counts of the actual inputs: every
+// round's cells counted per rank, as each rank counts its own. Returns the
+// regions; `rounds` gets the number of cells of every histogram round.
+std::vector<Slice> split_of(const InputSupport& s, std::vector<size_t>& rounds) {
+  BalancedSplit split;
+  split.reset(s.count(), s.nodes());
+  for (bool more = true; more; more = split.finish_round()) {
+    const std::vector<Slice>& cells = split.round_cells();
+    rounds.push_back(cells.size());
+    std::vector<uint32_t> counts(cells.size());
+    for (int r = 0; r < s.nodes(); ++r) {
+      for (size_t i = 0; i < cells.size(); ++i)
+        counts[i] = static_cast<uint32_t>(s.elements(r, cells[i].begin, cells[i].end()));
+      split.add_counts(counts.data());
+    }
+  }
+  std::vector<Slice> regions;
+  for (int j = 0; j < s.nodes(); ++j) regions.push_back(split.region(j));
+  return regions;
+}
+
+// Counted from the inputs: every rank sends every peer its histogram of each
+// round, its part of the peer's region, and (as owner) its reduced region.
+WireCost exact_cost(const CostInputs& c, const InputSupport& s) {
+  std::vector<size_t> rounds;
+  const std::vector<Slice> regions = split_of(s, rounds);
+  double histograms = 0;
+  for (size_t cells : rounds) histograms += histogram_bytes(static_cast<double>(cells));
+  std::vector<double> sent(static_cast<size_t>(c.nodes), (c.nodes - 1) * histograms);
+  add_owner_exchange_bytes(s, regions, c.elem_size, sent);
+  return wire_cost_of(sent, true);
+}
+
+// From average densities.
+WireCost estimated_cost(const CostInputs& c) {
   const int n = c.nodes;
-  if (n <= 1 || c.count == 0) return {};
   // Regions hold equal shares of the non-zeros; with non-zeros spread evenly
   // over the index space that makes them count/n elements long.
   const double m = static_cast<double>(c.count) / n;
@@ -235,18 +276,25 @@ WireCost Oktopk::analytic_cost(const CostInputs& c) {
   // holds about total/buckets non-zeros, and at least a whole run of them
   // where they come in runs (non-zero blocks; elements per non-zero block).
   const double buckets = static_cast<double>(std::min(c.count, BalancedSplit::kCoarseBuckets));
-  const double counts_per_frame = static_cast<double>(chunk_capacity(true, kCountBytes));
-  double histogram = stream_wire_bytes(buckets, kCountBytes, counts_per_frame);
+  double histogram = histogram_bytes(buckets);
   const double total = n * c.element_density * static_cast<double>(c.count);
   const double run = c.block_density > 0 ? static_cast<double>(c.block_size) * c.element_density / c.block_density : 0;
   const double bucket_length = static_cast<double>(c.count) / buckets;
   if (total > 0 && bucket_length > 1 &&
       std::max(total / buckets, run) * static_cast<double>(BalancedSplit::kSlack) * n > total) {
     const double cells = (n - 1) * std::min(bucket_length, static_cast<double>(BalancedSplit::kFineBuckets));
-    histogram += stream_wire_bytes(cells, kCountBytes, counts_per_frame);
+    histogram += histogram_bytes(cells);
   }
   const double per_rank = (n - 1) * (histogram + upload + download);
   return {per_rank, n * per_rank};
+}
+
+}  // namespace
+
+WireCost Oktopk::analytic_cost(const CostInputs& c) {
+  if (c.nodes <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
+  if (const InputSupport* s = exact_support(c)) return exact_cost(c, *s);
+  return estimated_cost(c);
 }
 
 namespace {

@@ -108,41 +108,53 @@ Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
 
 WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
   const RecursiveDoublingPlan plan(c.nodes);
-  if (plan.n <= 1) return {};
+  if (plan.n <= 1) return {0, 0, true};
   const double len = static_cast<double>(c.count);
+  const InputSupport* support = exact_support(c);
+  // A vector holding the sum of a set of ranks carries the union of their
+  // non-zeros (merges keep the pairs of sums that cancel), in the smaller
+  // form: it turns dense once the union is large enough and unions only
+  // grow, so the first merge that densifies it keeps it dense.
+  auto exact_bytes = [&](const std::vector<int>& ranks) {
+    return smaller_stream_bytes(static_cast<double>(support->union_elements(ranks, 0, c.count)), len, c.elem_size);
+  };
+  // Without the inputs: the density of the sum of j ranks' vectors is d for
+  // one rank, u for all n, and in between shaped like independent random
+  // supports, 1 - (1-d)^j.
   const double d = c.element_density;
   const double u = c.union_element_density;
-  // Density of the sum of j ranks' vectors: d for one rank, u for all n, and
-  // in between shaped like independent random supports, 1 - (1-d)^j.
   auto union_of = [&](int j) {
     const double spread = 1 - std::pow(1 - d, plan.n) - d;
     if (j >= plan.n) return u;
     if (spread <= 1e-12) return j == 1 ? d : u;
     return d + (u - d) * (1 - std::pow(1 - d, j) - d) / spread;
   };
-  auto vector_bytes = [&](int j) { return smaller_stream_bytes(union_of(j) * len, len, c.elem_size); };
+  auto vector_bytes = [&](const std::vector<int>& ranks) {
+    if (support != nullptr) return exact_bytes(ranks);
+    return smaller_stream_bytes(union_of(static_cast<int>(ranks.size())) * len, len, c.elem_size);
+  };
 
+  std::vector<int> everyone(static_cast<size_t>(plan.n));
+  for (int r = 0; r < plan.n; ++r) everyone[static_cast<size_t>(r)] = r;
   std::vector<double> sent(static_cast<size_t>(plan.n), 0.0);
   for (int r = plan.p; r < plan.n; ++r) {
-    sent[static_cast<size_t>(r)] += vector_bytes(1);                // fold
-    sent[static_cast<size_t>(r - plan.p)] += vector_bytes(plan.n);  // result back
+    sent[static_cast<size_t>(r)] += vector_bytes({r});                // fold
+    sent[static_cast<size_t>(r - plan.p)] += vector_bytes(everyone);  // result back
   }
   for (int r = 0; r < plan.p; ++r) {
     for (int k = 0; k < plan.rounds; ++k) {
       // Before round k, rank r holds the ranks of its 2^k-block, plus the
       // extra ranks folded into any of them.
       const int block_start = r & ~((1 << k) - 1);
-      int held = 1 << k;
-      for (int q = block_start; q < block_start + (1 << k); ++q) held += q + plan.p < plan.n ? 1 : 0;
+      std::vector<int> held;
+      for (int q = block_start; q < block_start + (1 << k); ++q) {
+        held.push_back(q);
+        if (q + plan.p < plan.n) held.push_back(q + plan.p);
+      }
       sent[static_cast<size_t>(r)] += vector_bytes(held);
     }
   }
-  WireCost cost;
-  for (double s : sent) {
-    cost.sent_per_rank_max = std::max(cost.sent_per_rank_max, s);
-    cost.sent_total += s;
-  }
-  return cost;
+  return wire_cost_of(sent, support != nullptr);
 }
 
 namespace {

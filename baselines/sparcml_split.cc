@@ -169,7 +169,14 @@ Status SparcmlSplit::receive_from(size_t peer_index) {
 
 WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
-  if (n <= 1) return {};
+  if (n <= 1) return {0, 0, true};
+  if (const InputSupport* s = exact_support(c)) {
+    std::vector<Slice> slices;
+    for (int j = 0; j < n; ++j) slices.push_back(even_slice(c.count, n, j));
+    std::vector<double> sent(static_cast<size_t>(n), 0.0);
+    add_owner_exchange_bytes(*s, slices, c.elem_size, sent);
+    return wire_cost_of(sent, true);
+  }
   const double m = static_cast<double>(c.count) / n;  // elements in one owner's slice
   const double upload = smaller_stream_bytes(c.element_density * m, m, c.elem_size);
   const double download = smaller_stream_bytes(c.union_element_density * m, m, c.elem_size);

@@ -138,8 +138,20 @@ Status SparseAllgather::receive_steps() {
 
 WireCost SparseAllgather::analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
-  if (n <= 1) return {};
-  // Every rank sends n-1 pieces (its own and n-2 forwarded), each as pairs.
+  if (n <= 1) return {0, 0, true};
+  // Every rank sends n-1 pieces as pairs: its own and n-2 forwarded, the
+  // frames of each unchanged; rank r forwards every rank's but r+1's.
+  if (const InputSupport* s = exact_support(c)) {
+    std::vector<double> piece(static_cast<size_t>(n));
+    double all = 0;
+    for (int r = 0; r < n; ++r) {
+      piece[static_cast<size_t>(r)] = sparse_stream_bytes(static_cast<double>(s->elements(r, 0, c.count)), c.elem_size);
+      all += piece[static_cast<size_t>(r)];
+    }
+    std::vector<double> sent(static_cast<size_t>(n));
+    for (int r = 0; r < n; ++r) sent[static_cast<size_t>(r)] = all - piece[static_cast<size_t>((r + 1) % n)];
+    return wire_cost_of(sent, true);
+  }
   const double piece = sparse_stream_bytes(c.element_density * static_cast<double>(c.count), c.elem_size);
   const double per_rank = (n - 1) * piece;
   return {per_rank, n * per_rank};

@@ -25,4 +25,34 @@ double smaller_stream_bytes(double pairs, double length, size_t elem_size) {
   return sparse_stream_bytes(pairs, elem_size);
 }
 
+const InputSupport* exact_support(const CostInputs& c) {
+  const InputSupport* s = c.support;
+  return s != nullptr && s->nodes() == c.nodes && s->count() == c.count ? s : nullptr;
+}
+
+WireCost wire_cost_of(std::span<const double> sent, bool exact) {
+  WireCost cost;
+  cost.exact = exact;
+  for (double s : sent) {
+    cost.sent_per_rank_max = std::max(cost.sent_per_rank_max, s);
+    cost.sent_total += s;
+  }
+  return cost;
+}
+
+void add_owner_exchange_bytes(const InputSupport& support, std::span<const Slice> regions, size_t elem_size,
+                              std::vector<double>& sent) {
+  const int n = support.nodes();
+  for (int j = 0; j < n; ++j) {
+    const Slice& region = regions[static_cast<size_t>(j)];
+    const auto length = static_cast<double>(region.length);
+    for (int r = 0; r < n; ++r)
+      if (r != j)
+        sent[static_cast<size_t>(r)] += smaller_stream_bytes(
+            static_cast<double>(support.elements(r, region.begin, region.end())), length, elem_size);
+    const auto reduced = static_cast<double>(support.sum_elements(region.begin, region.end()));
+    sent[static_cast<size_t>(j)] += (n - 1) * smaller_stream_bytes(reduced, length, elem_size);
+  }
+}
+
 }  // namespace omnib

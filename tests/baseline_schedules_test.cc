@@ -4,14 +4,17 @@
 
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "baselines/even_partition.h"
+#include "baselines/oktopk.h"
 #include "baselines/ring_allreduce.h"
 #include "baselines/ring_schedule.h"
 #include "baselines/sparcml_recdbl.h"
 #include "baselines/sparcml_split.h"
 #include "baselines/sparse_allgather.h"
 #include "baselines/sparse_cost.h"
+#include "engine/input_support.h"
 
 namespace omnib {
 namespace {
@@ -107,6 +110,33 @@ TEST(BaselineCosts, SparseCostsScaleWithDensity) {
   }
   EXPECT_DOUBLE_EQ(sparse_stream_bytes(0, 4), 48);
   EXPECT_DOUBLE_EQ(smaller_stream_bytes(10, 10, 4), 10 * 4 + 48);
+}
+
+// The models count the inputs only where the support describes them: the
+// same ranks and the same count; otherwise they estimate.
+TEST(BaselineCosts, ExactOnlyWithTheInputsOfTheSameShape) {
+  const size_t count = 1000;
+  InputSupport support(4, count);
+  for (int r = 0; r < 4; ++r) {
+    std::vector<float> t(count, 0.0f);
+    for (int i = 0; i < 10 * (r + 1); ++i) t[static_cast<size_t>(i)] = 1.0f;  // k_r = 10, 20, 30, 40
+    support.set_rank(r, t.data(), sizeof(float));
+  }
+  CostInputs c = inputs(4, count, 0.04, 0.04);
+  c.support = &support;
+  // Each rank sends every piece but its right neighbour's: pieces of
+  // 8 k + 48 bytes, 992 in all; the busiest rank skips the smallest (128).
+  WireCost w = SparseAllgather::analytic_cost(c);
+  EXPECT_TRUE(w.exact);
+  EXPECT_DOUBLE_EQ(w.sent_per_rank_max, 992 - 128);
+  EXPECT_DOUBLE_EQ(w.sent_total, 3 * 992);
+  for (CostInputs other : {inputs(4, 2 * count, 0.04, 0.04), inputs(3, count, 0.04, 0.04)}) {
+    other.support = &support;
+    EXPECT_FALSE(SparseAllgather::analytic_cost(other).exact);
+    EXPECT_FALSE(SparcmlSplit::analytic_cost(other).exact);
+    EXPECT_FALSE(SparcmlRecursiveDoubling::analytic_cost(other).exact);
+    EXPECT_FALSE(Oktopk::analytic_cost(other).exact);
+  }
 }
 
 }  // namespace

@@ -29,6 +29,18 @@ void expect_all_rows_correct(const nlohmann::json& doc, size_t expected_rows) {
   }
 }
 
+void expect_models_exact(const nlohmann::json& doc) {
+  ASSERT_TRUE(doc.contains("results"));
+  for (const auto& r : doc["results"]) {
+    SCOPED_TRACE(r["algo"].get<std::string>() + " at " + std::to_string(r["config"]["size_bytes"].get<uint64_t>()) +
+                 " bytes");
+    ASSERT_TRUE(r["wire_bytes"].is_object()) << r.dump();
+    EXPECT_TRUE(r["analytic_bytes"]["exact"].get<bool>());
+    for (const char* field : {"sent_per_rank_max", "sent_total"})
+      EXPECT_EQ(r["wire_bytes"][field].get<double>(), r["analytic_bytes"][field].get<double>()) << field;
+  }
+}
+
 std::string AlgoFamily::list() const {
   std::string out;
   for (const auto& a : algos_) out += (out.empty() ? "" : ",") + a;
@@ -67,5 +79,12 @@ std::string grid_name(const ::testing::TestParamInfo<Grid>& info) {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) { return info.param.name; }
+
+void expect_models_exact(const AlgoFamily& family, const Case& c) {
+  auto doc = family.run_ok(c.args);
+  ASSERT_FALSE(doc.is_null());
+  family.expect_all_correct(doc, c.sizes);
+  expect_models_exact(doc);
+}
 
 }  // namespace omnib::testing

@@ -24,6 +24,10 @@ nlohmann::json run_allreduce_ok(const std::vector<std::string>& args, int limit_
 // checked against the reference with no wrong element.
 void expect_all_rows_correct(const nlohmann::json& doc, size_t expected_rows);
 
+// Every row's wire model counted the inputs' non-zeros (analytic_bytes.exact)
+// and equals the measured wire bytes to the byte, per rank max and total.
+void expect_models_exact(const nlohmann::json& doc);
+
 // Algorithms that run together as one --algo list and are checked as a set.
 class AlgoFamily {
  public:
@@ -69,5 +73,9 @@ struct Case {
 };
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info);
+
+// Runs `c` with every algorithm of `family`: every row correct and every
+// row's wire model exact (expect_models_exact).
+void expect_models_exact(const AlgoFamily& family, const Case& c);
 
 }  // namespace omnib::testing

@@ -101,16 +101,7 @@ TEST(OmniTeardown, AWorkerLeavingAfterItsLastResultFailsNoShard) {
 class OmniModelIsExact : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OmniModelIsExact, ModelEqualsMeasuredBytes) {
-  auto args = GetParam().args;
-  for (const char* a : {"--algo", "omni,ps"}) args.push_back(a);
-  auto doc = run_allreduce_ok(args);
-  ASSERT_FALSE(doc.is_null());
-  for (const auto& r : doc["results"]) {
-    SCOPED_TRACE(r["algo"].get<std::string>());
-    EXPECT_TRUE(r["analytic_bytes"]["exact"].get<bool>());
-    EXPECT_EQ(r["wire_bytes"]["sent_per_rank_max"].get<double>(), r["analytic_bytes"]["sent_per_rank_max"].get<double>());
-    EXPECT_EQ(r["wire_bytes"]["sent_total"].get<double>(), r["analytic_bytes"]["sent_total"].get<double>());
-  }
+  testing::expect_models_exact(testing::AlgoFamily({"omni", "ps"}, 120), GetParam());
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -49,7 +49,7 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("--overlap", o.overlap_text, "how ranks' non-zero blocks coincide: random, full, none, or a fraction")
       ->capture_default_str();
   cmd.add_option("--workload", o.workload_text,
-                 "input generator: blocks, scattered, zipf[:ALPHA], topk, npy, preset:NAME (docs/workloads.md)")
+                 "input generator: blocks, scattered, zipf[:ALPHA[:sorted]], topk, npy, preset:NAME (docs/workloads.md)")
       ->capture_default_str();
   cmd.add_option("--input", o.input_dir, "folder of rank0.npy, rank1.npy, ... for --workload npy");
   cmd.add_option("--seed", o.seed, "seed of the generated inputs")->capture_default_str();

@@ -28,7 +28,7 @@ struct WorkloadSpec {
   // The generator: blocks, scattered, zipf, topk or npy (docs/workloads.md).
   std::string name = "blocks";
   // How results name this workload: the --workload text in canonical form
-  // (e.g. "zipf:1.1", "preset:vgg19").
+  // (e.g. "zipf:1.1", "zipf:1.1:sorted", "preset:vgg19").
   std::string label = "blocks";
   double density = 0.1;  // fraction of non-zero elements per rank
   size_t block_size = kDefaultBlockSize;
@@ -38,6 +38,9 @@ struct WorkloadSpec {
   DType dtype = DType::kFloat32;
   // zipf: exponent of the power law over row popularity.
   double zipf_alpha = 1.1;
+  // zipf: popularity follows row order (row 0 the hottest, as in a
+  // frequency-sorted vocabulary) instead of a seeded permutation.
+  bool zipf_sorted = false;
   // zipf: leading fraction of the tensor that is non-zero on every rank (a
   // model's dense layers in front of its embedding tables; presets set it).
   double dense_fraction = 0;

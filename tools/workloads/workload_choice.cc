@@ -17,18 +17,31 @@ std::string format_number(double v) {
   return s.str();
 }
 
+// zipf, zipf:ALPHA or zipf:ALPHA:sorted (`param` is what follows "zipf:").
 Result<WorkloadChoice> choose_zipf(const std::string& param) {
   WorkloadChoice c;
   c.shape.name = "zipf";
   c.shape.zipf_alpha = kDefaultZipfAlpha;
-  if (!param.empty()) {
-    char* end = nullptr;
-    c.shape.zipf_alpha = std::strtod(param.c_str(), &end);
-    if (*end != '\0' || !(c.shape.zipf_alpha > 0 && c.shape.zipf_alpha <= 10))
-      return usage_error("--workload zipf:" + param + " is not valid: give the exponent as zipf:ALPHA with 0 < ALPHA <= 10 "
-                         "(e.g. zipf:1.1, the default)");
+  const size_t colon = param.find(':');
+  const std::string alpha = param.substr(0, colon);
+  if (colon != std::string::npos) {
+    const std::string option = param.substr(colon + 1);
+    if (option != "sorted")
+      return usage_error("--workload zipf:" + param + " is not valid: the only option after the exponent is 'sorted' "
+                         "(zipf:ALPHA:sorted, e.g. zipf:1.1:sorted: popularity follows row order)");
+    c.shape.zipf_sorted = true;
   }
-  c.shape.label = "zipf:" + format_number(c.shape.zipf_alpha);
+  if (alpha == "sorted")
+    return usage_error("--workload zipf:" + param + " is not valid: give the exponent first, as zipf:ALPHA:sorted "
+                       "(e.g. zipf:1.1:sorted)");
+  if (!alpha.empty() || c.shape.zipf_sorted) {
+    char* end = nullptr;
+    c.shape.zipf_alpha = std::strtod(alpha.c_str(), &end);
+    if (alpha.empty() || *end != '\0' || !(c.shape.zipf_alpha > 0 && c.shape.zipf_alpha <= 10))
+      return usage_error("--workload zipf:" + param + " is not valid: give the exponent as zipf:ALPHA or "
+                         "zipf:ALPHA:sorted with 0 < ALPHA <= 10 (e.g. zipf:1.1, the default, or zipf:1.1:sorted)");
+  }
+  c.shape.label = "zipf:" + format_number(c.shape.zipf_alpha) + (c.shape.zipf_sorted ? ":sorted" : "");
   return c;
 }
 
@@ -68,7 +81,7 @@ Result<WorkloadChoice> choose_npy(const std::string& input_dir, int nodes, DType
 
 }  // namespace
 
-std::string workload_names() { return "blocks, scattered, zipf[:ALPHA], topk, npy, preset:NAME"; }
+std::string workload_names() { return "blocks, scattered, zipf[:ALPHA[:sorted]], topk, npy, preset:NAME"; }
 
 std::string preset_names() {
   std::string out;
@@ -86,7 +99,7 @@ Result<WorkloadChoice> choose_workload(const std::string& text, const std::strin
   if (kind == "preset") return choose_preset(param, dtype);
   if (kind == "zipf") return choose_zipf(param);
   if (colon != std::string::npos)
-    return usage_error("--workload " + text + ": only zipf:ALPHA and preset:NAME take a parameter");
+    return usage_error("--workload " + text + ": only zipf:ALPHA[:sorted] and preset:NAME take a parameter");
   if (kind == "npy") return choose_npy(input_dir, nodes, dtype);
   if (kind == "blocks" || kind == "scattered" || kind == "topk") {
     WorkloadChoice c;

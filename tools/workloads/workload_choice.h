@@ -14,7 +14,7 @@
 namespace omnib {
 
 struct WorkloadChoice {
-  // name, label, zipf_alpha, dense_fraction and input_dir are set; the
+  // name, label, zipf_alpha, zipf_sorted, dense_fraction and input_dir are set; the
   // caller fills density, sizes, seed and the rest.
   WorkloadSpec shape;
   std::optional<double> density;       // fixed by a preset or the files
@@ -25,13 +25,13 @@ struct WorkloadChoice {
   bool size_is_strict = false;
 };
 
-// Accepts blocks, scattered, zipf[:ALPHA], topk, npy (with `input_dir`) and
+// Accepts blocks, scattered, zipf[:ALPHA[:sorted]], topk, npy (with `input_dir`) and
 // preset:NAME. For npy it reads the files of ranks 0..nodes-1 (nodes <= 0:
 // world size not known yet; the files that exist from rank0.npy on).
 Result<WorkloadChoice> choose_workload(const std::string& text, const std::string& input_dir, int nodes,
                                        DType dtype);
 
-// "blocks, scattered, zipf[:ALPHA], topk, npy, preset:NAME", for messages.
+// "blocks, scattered, zipf[:ALPHA[:sorted]], topk, npy, preset:NAME", for messages.
 std::string workload_names();
 // "deeplight, lstm-gbw, ...".
 std::string preset_names();

@@ -90,9 +90,9 @@ std::vector<double> ZipfWorkload::row_probabilities(size_t count) const {
   for (uint64_t k = 1; k <= table_rows; ++k)
     prefix[k] = prefix[k - 1] + std::pow(static_cast<double>(k), -spec_.zipf_alpha);
   const double c = solve_scale(prefix, spec_.zipf_alpha, target);
-  const RowShuffle popularity(table_rows, spec_.seed);
+  const RowShuffle shuffle(table_rows, spec_.seed);
   for (uint64_t j = 0; j < table_rows; ++j) {
-    const auto k = static_cast<double>(popularity(j) + 1);
+    const auto k = static_cast<double>((spec_.zipf_sorted ? j : shuffle(j)) + 1);
     p[dense_rows + j] = std::min(1.0, c * std::pow(k, -spec_.zipf_alpha));
   }
   return p;

@@ -4,8 +4,9 @@
 // popularity rank (1 = hottest; the same on every rank, so hot rows overlap
 // across ranks) and c is chosen so that the expected number of touched rows
 // is density * rows. Popularity ranks are scattered over the table by a fixed
-// permutation, as hashed ids are in a real table. An optional dense prefix
-// (a model's dense layers) is non-zero on every rank.
+// permutation, as hashed ids are in a real table, or follow row order
+// (zipf_sorted: a frequency-sorted vocabulary, hot rows at the front). An
+// optional dense prefix (a model's dense layers) is non-zero on every rank.
 #pragma once
 
 #include <memory>
