@@ -46,7 +46,8 @@ def direction(s, band):
 
 def label(key):
     c = json.loads(key)
-    return "nodes %d density %g block %d" % (c["nodes"], c["density"], c["block_size"])
+    return "nodes %d density %g block %d %s %s" % (c["nodes"], c["density"], c["block_size"],
+                                                  c.get("workload", "blocks"), c.get("dtype", "float"))
 
 
 def main(argv):
