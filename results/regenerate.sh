@@ -23,6 +23,14 @@ study() {
     -J "$1" "${@:2}"
 }
 
+# Scaling at the link's limit: omni with one dedicated aggregator per worker
+# on emulated 100 Mbit/s links, 2 to 8 workers (up to 16 ranks on this
+# machine): its time should not grow with the worker count.
+scaling() {
+  "$bin" sweep --net emulate --link-rate 100mbit --density 0.1 --overlap full --aggregators nodes --nodes 2,4,8 \
+    --algo omni --sizes 16M -n 5 -w 1 --repeat 3 -J "$1" "${@:2}"
+}
+
 if [[ "${1:-}" == "--check" ]]; then
   tmp="$(mktemp -d "${TMPDIR:-/tmp}/regenerate.XXXXXX")"
   trap 'rm -rf "$tmp"' EXIT
@@ -34,4 +42,7 @@ fi
 study results/example-study.json --force
 rm -rf plots/example-study
 "$bin" plot results/example-study.json -o plots/example-study
+scaling results/scaling-100mbit.json --force
+rm -rf plots/scaling-100mbit
+"$bin" plot results/scaling-100mbit.json -o plots/scaling-100mbit
 ci/perf_gate.sh --update

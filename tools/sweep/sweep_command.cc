@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <set>
 
 #include "tools/allreduce_options.h"
 #include "tools/compare/result_file.h"
@@ -165,7 +166,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   StopSignals signals;
   ProgressBar bar(total, stderr_is_terminal());
   const std::string part = o.json_path + ".part." + std::to_string(getpid());
-  size_t done = 0;
+  size_t done = 0;       // configurations attempted (the progress bar)
+  size_t finished = 0;   // configurations whose records came back
   int worst = 0;
   for (const auto& p : points.value()) {
     if (g_stop_signal) break;
@@ -175,9 +177,14 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     const int code = run_point(p, part);
     // Keep whatever the run finished, even when it failed or was stopped part way.
     if (file_exists(part)) {
-      auto finished = load_result_file(part);
+      auto kept = load_result_file(part);
       unlink(part.c_str());
-      if (finished.is_ok()) s = report.add_group(finished.value().records);
+      if (kept.is_ok()) {
+        s = report.add_group(kept.value().records);
+        std::set<std::string> configs;
+        for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
+        finished += configs.size();
+      }
       if (!s.is_ok()) return usage(s.message());
     }
     if (code != 0 && !g_stop_signal) {
@@ -194,10 +201,10 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   if (!s.is_ok()) return usage(s.message());
   if (g_stop_signal) {
     std::fprintf(stderr, "omni-bench sweep: stopped by signal %d; %zu configuration(s) finished are in %s\n",
-                 static_cast<int>(g_stop_signal), done, o.json_path.c_str());
+                 static_cast<int>(g_stop_signal), finished, o.json_path.c_str());
     return 128 + g_stop_signal;
   }
-  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", done, o.json_path.c_str());
+  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, o.json_path.c_str());
   return worst;
 }
 
