@@ -33,8 +33,10 @@ void BalancedSplit::reset(size_t count, int parts) {
   boundaries_.clear();
 }
 
-void BalancedSplit::add_counts(const uint32_t* counts) {
-  for (size_t i = 0; i < round_totals_.size(); ++i) round_totals_[i] += counts[i];
+void BalancedSplit::add_counts(const uint32_t* counts) { add_counts(0, counts, round_totals_.size()); }
+
+void BalancedSplit::add_counts(size_t first, const uint32_t* counts, size_t n) {
+  for (size_t i = 0; i < n; ++i) round_totals_[first + i] += counts[i];
 }
 
 std::vector<size_t> BalancedSplit::target_cells(const std::vector<uint64_t>& totals) const {

@@ -37,6 +37,9 @@ class BalancedSplit {
 
   // Adds one rank's counts of the current round (round_cells().size() of them).
   void add_counts(const uint32_t* counts);
+  // Adds counts of the cells [first, first + n) of the current round: one
+  // rank's counts may come in pieces. The caller keeps the range in bounds.
+  void add_counts(size_t first, const uint32_t* counts, size_t n);
 
   // Call once every rank's counts of the round are added. Returns true when
   // a fine round follows (round_cells() then holds its cells), false when

@@ -6,6 +6,7 @@
 #include "baselines/own_transport_baseline.h"
 #include "baselines/sparse_cost.h"
 #include "baselines/sparse_stream.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 namespace {
@@ -36,31 +37,14 @@ Result<std::unique_ptr<Collective>> Oktopk::create(const CollectiveSetup& setup)
 }
 
 Oktopk::Oktopk(const CollectiveSetup& setup, PeerLinks links)
-    : job_(setup.job),
-      dtype_(setup.dtype),
-      elem_size_(dtype_size(setup.dtype)),
-      timeout_(setup.timeout),
-      links_(std::move(links)) {
-  if (job_.is_worker())
-    for (int r = 0; r < job_.nodes; ++r)
-      if (r != job_.rank) peers_.push_back(r);
-  piece_scratch_.resize(peers_.size());
-  merged_.assign(peers_.size(), false);
-  // A sender and a receiver lane per peer, and the merge lane.
-  lanes_ = std::make_unique<LaneGroup>(peers_.empty() ? 0 : static_cast<int>(2 * peers_.size() + 1));
+    : job_(setup.job), dtype_(setup.dtype), elem_size_(dtype_size(setup.dtype)), links_(std::move(links)) {
+  lanes_ = std::make_unique<MeshLanes>(links_, job_.rank, other_workers(job_), setup.timeout,
+                                       static_cast<MeshLanes::Protocol&>(*this));
+  sends_.resize(lanes_->size());
+  receives_.resize(lanes_->size());
 }
 
-Oktopk::~Oktopk() {
-  abort();
-  lanes_.reset();
-}
-
-void Oktopk::abort() {
-  links_.abort_all();
-  std::lock_guard lock(mu_);
-  aborted_ = true;
-  cv_.notify_all();
-}
+Oktopk::~Oktopk() { lanes_.reset(); }
 
 Status Oktopk::allreduce(const TensorView& in, const TensorView& out) {
   if (auto settled = settled_locally(job_, in, out)) return *settled;
@@ -69,157 +53,221 @@ Status Oktopk::allreduce(const TensorView& in, const TensorView& out) {
   ++seq_;
   in_ = in;
   out_ = out;
-  {
-    std::lock_guard lock(mu_);
-    split_.reset(in.count, job_.nodes);
-    my_counts_[0].resize(split_.round_cells().size());
-    nonzeros_.scan(in.data, in.count, elem_size_, split_.round_cells(), my_counts_[0].data());
-    split_.add_counts(my_counts_[0].data());
-    round_ = 0;
-    counts_received_ = 0;
-    split_ready_ = false;
-    merged_.assign(peers_.size(), false);
-    result_ready_ = false;
+  split_.reset(in.count, job_.nodes);
+  my_counts_[0].resize(split_.round_cells().size());
+  nonzeros_.scan(in.data, in.count, elem_size_, split_.round_cells(), my_counts_[0].data());
+  split_.add_counts(my_counts_[0].data());
+  round_ = 0;
+  split_ready_ = false;
+  result_ready_ = false;
+  counted_ = 0;
+  merging_ = false;
+  regions_written_ = 0;
+  for (size_t i = 0; i < lanes_->size(); ++i) {
+    sends_[i].stage = SendStage::kCounts;
+    PeerReceive& r = receives_[i];
+    r.stage = ReceiveStage::kCounts;
+    r.reader.emplace(0, split_.round_cells().size(), kCountBytes, kTagHistogram, seq_, lanes_->peer(i),
+                     "oktopk histogram");
+    r.zeroed = false;
   }
-  const size_t p = peers_.size();
-  std::function<Status(int)> body = [this, p](int lane) {
-    const auto l = static_cast<size_t>(lane);
-    if (l < p) return send_to(l);
-    if (l < 2 * p) return receive_from(l - p);
-    return merge_my_region();
-  };
-  std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure);
+  return lanes_->run();
 }
 
-Status Oktopk::wait_until(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred,
-                          const std::string& what) {
-  while (!aborted_ && !pred()) {
-    const uint64_t seen = progress_.load();
-    if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || pred(); }) && progress_.load() == seen)
-      return timeout_error(what + " did not arrive within the timeout (is a peer stuck? raise -T if it is only slow)");
+// To every peer: this rank's histogram counts (and the fine counts, when a
+// fine round follows), its part of the peer's region, then this rank's
+// reduced region.
+MeshLanes::Protocol::Next Oktopk::start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) {
+  PeerSend& s = sends_[i];
+  const int peer = lanes_->peer(i);
+  switch (s.stage) {
+    case SendStage::kCounts:
+      poster.start(kTagHistogram, seq_, counts_view(my_counts_[0]));
+      s.stage = SendStage::kFineCounts;
+      return Next::kStarted;
+    case SendStage::kFineCounts:
+      // my_counts_[1] is fixed once round 1 has begun.
+      if (round_ > 0) {
+        poster.start(kTagHistogram + 1, seq_, counts_view(my_counts_[1]));
+        s.stage = SendStage::kPart;
+        return Next::kStarted;
+      }
+      if (!split_ready_) break;
+      s.stage = SendStage::kPart;  // no fine round
+      [[fallthrough]];
+    case SendStage::kPart: {
+      if (!split_ready_) break;
+      // Reads the input only in the peer's region; nothing writes there
+      // until the peer has everything this lane sends.
+      trace::Span extract("extract", trace::Kind::kCompute, {.peer = peer});
+      poster.start(kTagReduce, seq_, nonzeros_.smaller(split_.region(peer), s.part_scratch));
+      s.stage = SendStage::kRegion;
+      return Next::kStarted;
+    }
+    case SendStage::kRegion:
+      if (!result_ready_) {
+        step.waiting_for = "wait result";
+        return Next::kWaiting;
+      }
+      poster.start(kTagAllgather, seq_, result_);
+      s.stage = SendStage::kNone;
+      return Next::kStarted;
+    case SendStage::kNone:
+      return Next::kNone;
   }
-  if (aborted_) return unavailable_error("aborted after another lane failed");
-  return Status::ok();
+  step.waiting_for = "wait counts";
+  return Next::kWaiting;
 }
 
-void Oktopk::count_received() {
-  ++progress_;
-  cv_.notify_all();
-  if (++counts_received_ < peers_.size()) return;
-  counts_received_ = 0;
+// Every peer's histogram counts, round by round; then, once the regions are
+// known, every peer's part of this rank's region (merged in rank order) and
+// every peer's reduced region.
+Result<LaneStep> Oktopk::receive_step() {
+  LaneStep step;
+  for (auto part : {&Oktopk::take_counts, &Oktopk::merge_parts, &Oktopk::take_regions}) {
+    auto moved = (this->*part)();
+    if (!moved.is_ok()) return moved.status();
+    step.moved |= moved.value();
+  }
+  step.done = split_ready_ && !merging_ && regions_written_ == lanes_->size();
+  return step;
+}
+
+Result<bool> Oktopk::take_counts() {
+  if (split_ready_) return false;
+  bool moved = false;
+  for (size_t i = 0; i < lanes_->size(); ++i) {
+    PeerReceive& r = receives_[i];
+    if (r.stage != ReceiveStage::kCounts) continue;
+    auto took = take_arrived(lanes_->link(i), *r.reader, frame_, [&](const Chunk& c) {
+      const auto* counts = reinterpret_cast<const uint32_t*>(c.values);
+      if (c.dense) {
+        split_.add_counts(c.first, counts, c.items);
+        return;
+      }
+      for (uint32_t k = 0; k < c.items; ++k) split_.add_counts(c.indices[k], counts + k, 1);
+    });
+    if (!took.is_ok()) return took.status();
+    moved |= took.value();
+    if (!r.reader->done()) continue;
+    set_stage(r, ReceiveStage::kCounted);
+    ++counted_;
+  }
+  if (counted_ < lanes_->size()) return moved;
+  finish_round();
+  return true;
+}
+
+// Every peer's counts of the round are added: the regions, or a fine round.
+void Oktopk::finish_round() {
+  counted_ = 0;
   if (!split_.finish_round()) {
+    const Slice mine = split_.region(job_.rank);
+    std::vector<RankOrderMerge::Source> sources;
+    for (size_t i = 0; i < lanes_->size(); ++i) {
+      sources.push_back({lanes_->peer(i), &lanes_->link(i)});
+      set_stage(receives_[i], ReceiveStage::kPart);
+    }
+    merge_.start(dtype_, in_.data, job_.rank, out_.data, mine.begin, mine.end(), kTagReduce, seq_, sources);
+    merging_ = true;
     split_ready_ = true;
-    return;
-  }
-  // A fine round: this rank counts the cells the coarse counts asked for.
-  round_ = 1;
-  my_counts_[1].resize(split_.round_cells().size());
-  nonzeros_.count(split_.round_cells(), my_counts_[1].data());
-  split_.add_counts(my_counts_[1].data());
-}
-
-// To one peer: this rank's histogram counts, its part of the peer's region,
-// then this rank's reduced region.
-Status Oktopk::send_to(size_t peer_index) {
-  const int peer = peers_[peer_index];
-  Connection& link = *links_.to(peer);
-  OMNIB_RETURN_IF_ERROR(send_vector(link, kTagHistogram, seq_, counts_view(my_counts_[0])));
-  Slice theirs;
-  {
-    std::unique_lock lock(mu_);
-    OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return split_ready_ || round_ > 0; }, "the histogram counts"));
-    if (round_ > 0) {
-      lock.unlock();  // my_counts_[1] is fixed once round 1 has begun
-      OMNIB_RETURN_IF_ERROR(send_vector(link, kTagHistogram + 1, seq_, counts_view(my_counts_[1])));
-      lock.lock();
-      OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return split_ready_; }, "the fine histogram counts"));
+  } else {
+    // A fine round: this rank counts the cells the coarse counts asked for.
+    my_counts_[1].resize(split_.round_cells().size());
+    nonzeros_.count(split_.round_cells(), my_counts_[1].data());
+    split_.add_counts(my_counts_[1].data());
+    for (size_t i = 0; i < lanes_->size(); ++i) {
+      receives_[i].reader.emplace(0, split_.round_cells().size(), kCountBytes, kTagHistogram + 1, seq_,
+                                  lanes_->peer(i), "oktopk histogram");
+      set_stage(receives_[i], ReceiveStage::kCounts);
     }
-    theirs = split_.region(peer);
+    round_ = 1;
   }
-  // Reads the input only in the peer's region; nothing writes there until
-  // the peer has everything this lane sends.
-  const VectorView piece = nonzeros_.smaller(theirs, piece_scratch_[peer_index]);
-  OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduce, seq_, piece));
-  {
-    std::unique_lock lock(mu_);
-    OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return result_ready_; }, "the parts of this rank's region"));
-  }
-  return send_vector(link, kTagAllgather, seq_, result_);
-}
-
-// From one peer: its histogram counts, then (after the merge lane has read
-// the peer's part of this rank's region) the peer's reduced region.
-Status Oktopk::receive_from(size_t peer_index) {
-  const int peer = peers_[peer_index];
-  Connection& link = *links_.to(peer);
-  SparseVector counts;
-  for (int round = 0;; ++round) {
-    size_t cells = 0;
-    {
-      std::lock_guard lock(mu_);
-      cells = split_.round_cells().size();
-    }
-    OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagHistogram + static_cast<uint32_t>(round), seq_, 0, cells,
-                                         kCountBytes, "oktopk histogram", counts));
-    densify(DType::kInt32, counts);
-    std::unique_lock lock(mu_);
-    split_.add_counts(reinterpret_cast<const uint32_t*>(counts.values.data()));
-    count_received();
-    OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return split_ready_ || round_ > round; }, "the histogram counts"));
-    if (split_ready_) break;
-  }
-  Slice theirs;
-  {
-    std::unique_lock lock(mu_);
-    OMNIB_RETURN_IF_ERROR(
-        wait_until(lock, [&] { return merged_[peer_index]; }, "rank " + std::to_string(peer) + "'s part"));
-    theirs = split_.region(peer);
-  }
-  auto* out = out_.as<uint8_t>();
-  bool zeroed = false;
-  auto write_theirs = [&](const Chunk& c) {
-    ++progress_;
-    if (c.dense) {
-      std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
-      return;
-    }
-    // A sparse region leaves zeros where it has no pair.
-    if (!zeroed) std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
-    zeroed = true;
-    scatter_add(dtype_, out, 0, c.indices, c.values, c.items);
-  };
-  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), elem_size_, "oktopk allgather",
-                        write_theirs);
+  lanes_->send_waker().notify();
 }
 
 // Sums every peer's part of this rank's region with its own, in rank order.
-Status Oktopk::merge_my_region() {
-  Slice mine;
-  {
-    std::unique_lock lock(mu_);
-    OMNIB_RETURN_IF_ERROR(wait_until(lock, [&] { return split_ready_; }, "the histogram counts"));
-    mine = split_.region(job_.rank);
-  }
-  std::vector<RankOrderMerge::Source> sources;
-  for (int peer : peers_) sources.push_back({peer, links_.to(peer)});
-  auto on_frame = [this](size_t source, bool stream_ended) {
-    ++progress_;
+Result<bool> Oktopk::merge_parts() {
+  if (!merging_) return false;
+  bool moved = false;
+  auto on_frame = [this](size_t i, bool stream_ended) {
     if (!stream_ended) return;
-    std::lock_guard lock(mu_);
-    merged_[source] = true;
-    cv_.notify_all();
+    // The peer's link now carries its reduced region.
+    PeerReceive& r = receives_[i];
+    const Slice theirs = split_.region(lanes_->peer(i));
+    r.reader.emplace(theirs.begin, theirs.end(), elem_size_, kTagAllgather, seq_, lanes_->peer(i), "oktopk allgather");
+    set_stage(r, ReceiveStage::kRegion);
   };
-  OMNIB_RETURN_IF_ERROR(merge_.run(dtype_, in_.data, job_.rank, out_.data, mine.begin, mine.end(), kTagReduce, seq_,
-                                   sources, on_frame));
+  trace::Span merge("merge", trace::Kind::kCompute);
+  auto done = merge_.advance(on_frame, moved);
+  if (!done.is_ok()) return done.status();
+  if (!moved && !done.value()) merge.cancel();
+  if (!done.value()) return moved;
+  merge.end();
   // The owner re-extracts after summing: elements that cancel are not sent.
-  const VectorView result = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
-  std::lock_guard lock(mu_);
-  result_ = result;
+  trace::Span extract("extract result", trace::Kind::kCompute);
+  const Slice mine = split_.region(job_.rank);
+  result_ = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
   result_ready_ = true;
-  ++progress_;
-  cv_.notify_all();
-  return Status::ok();
+  merging_ = false;
+  lanes_->send_waker().notify();
+  return true;
+}
+
+Result<bool> Oktopk::take_regions() {
+  bool moved = false;
+  for (size_t i = 0; i < lanes_->size(); ++i) {
+    PeerReceive& r = receives_[i];
+    if (r.stage != ReceiveStage::kRegion) continue;
+    auto took = take_arrived(lanes_->link(i), *r.reader, frame_, [&](const Chunk& c) { write_region_chunk(i, c); });
+    if (!took.is_ok()) return took.status();
+    moved |= took.value();
+    if (!r.reader->done()) continue;
+    set_stage(r, ReceiveStage::kDone);
+    ++regions_written_;
+  }
+  return moved;
+}
+
+void Oktopk::write_region_chunk(size_t i, const Chunk& c) {
+  auto* out = out_.as<uint8_t>();
+  if (c.dense) {
+    std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
+    return;
+  }
+  // A sparse region leaves zeros where it has no pair.
+  PeerReceive& r = receives_[i];
+  if (!r.zeroed) {
+    const Slice theirs = split_.region(lanes_->peer(i));
+    std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
+  }
+  r.zeroed = true;
+  scatter_add(dtype_, out, 0, c.indices, c.values, c.items);
+}
+
+void Oktopk::set_stage(PeerReceive& r, ReceiveStage stage) {
+  std::lock_guard lock(stage_mu_);
+  r.stage = stage;
+}
+
+std::vector<int> Oktopk::peers_in(std::initializer_list<ReceiveStage> stages) const {
+  std::vector<int> peers;
+  for (size_t i = 0; i < lanes_->size(); ++i)
+    if (std::find(stages.begin(), stages.end(), receives_[i].stage) != stages.end()) peers.push_back(lanes_->peer(i));
+  return peers;
+}
+
+std::string Oktopk::send_data_stalled() const {
+  std::lock_guard lock(stage_mu_);
+  const auto waiting = peers_in({ReceiveStage::kCounts, ReceiveStage::kPart});
+  return std::string(split_ready_ ? "the parts of this rank's region" : "the histogram counts") + " from " +
+         name_ranks(waiting) + " did not arrive within the timeout (is a peer stuck? raise -T if it is only slow)";
+}
+
+std::string Oktopk::receive_stalled() const {
+  const auto waiting = merging_ ? merge_.waiting_on() : peers_in({ReceiveStage::kCounts, ReceiveStage::kRegion});
+  return "nothing arrived from " + name_ranks(waiting) +
+         " within the timeout (is a peer stuck? raise -T if it is only slow)";
 }
 
 namespace {

@@ -9,32 +9,36 @@
 // global top-k selection, which keeps only the k largest sums, is not part
 // of it: the result is the exact sum. See docs/algorithms.md.
 //
-// Links form a full mesh among workers. Per peer a sender lane (histogram,
-// the peer's part, then this rank's region) and a receiver lane
-// (histograms, then the peer's reduced region); one merge lane reads every
-// peer's part of this rank's region straight from the links.
+// Links form a full mesh among workers, served by two lanes whatever the
+// job size (baselines/mesh_lanes.h): the send lane posts to every peer
+// (histogram counts, the peer's part, then this rank's reduced region) as
+// the windows allow; the receive lane takes every peer's counts, merges
+// every peer's part of this rank's region straight from the links, and
+// writes every peer's reduced region, as the frames arrive.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "baselines/balanced_split.h"
 #include "baselines/local_nonzeros.h"
+#include "baselines/mesh_lanes.h"
 #include "baselines/peer_links.h"
 #include "baselines/rank_order_merge.h"
+#include "baselines/sparse_stream.h"
 #include "baselines/sparse_vector.h"
+#include "baselines/stream_poster.h"
 #include "engine/collective.h"
-#include "engine/lane_group.h"
 
 namespace omnib {
 
-class Oktopk final : public Collective {
+class Oktopk final : public Collective, private MeshLanes::Protocol {
  public:
   static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
   ~Oktopk() override;
@@ -47,25 +51,40 @@ class Oktopk final : public Collective {
  private:
   Oktopk(const CollectiveSetup& setup, PeerLinks links);
 
-  Status send_to(size_t peer_index);
-  Status receive_from(size_t peer_index);
-  Status merge_my_region();
-  // Called with mu_ held when a peer's counts of the current round are added.
-  void count_received();
-  // Waits, with `lock` held, until pred() or an abort; fails when nothing
-  // progressed for a whole timeout.
-  Status wait_until(std::unique_lock<std::mutex>& lock, const std::function<bool()>& pred, const std::string& what);
-  void abort();
+  // The stream the send lane starts next for a peer, in order.
+  enum class SendStage { kCounts, kFineCounts, kPart, kRegion, kNone };
+  struct PeerSend {
+    SendStage stage = SendStage::kCounts;
+    SparseVector part_scratch;  // the peer's part, when extracted as pairs
+  };
+  // What the receive lane reads from a peer.
+  enum class ReceiveStage { kCounts, kCounted, kPart, kRegion, kDone };
+  struct PeerReceive {
+    ReceiveStage stage = ReceiveStage::kCounts;
+    std::optional<ChunkReader> reader;  // counts of round_, or the reduced region
+    bool zeroed = false;                // the peer's region is cleared for sparse chunks
+  };
+
+  // MeshLanes::Protocol.
+  Next start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) override;
+  std::string send_data_stalled() const override;
+  Result<LaneStep> receive_step() override;
+  std::string receive_stalled() const override;
+
+  // The receive lane's parts of a pass; each returns whether it moved.
+  Result<bool> take_counts();
+  void finish_round();
+  Result<bool> merge_parts();
+  Result<bool> take_regions();
+  void write_region_chunk(size_t i, const Chunk& c);
+  void set_stage(PeerReceive& r, ReceiveStage stage);
+  std::vector<int> peers_in(std::initializer_list<ReceiveStage> stages) const;
 
   JobLayout job_;
   DType dtype_;
   size_t elem_size_;
-  std::chrono::milliseconds timeout_;
   PeerLinks links_;
-  std::vector<int> peers_;  // every other worker rank
-  std::unique_ptr<LaneGroup> lanes_;
-  std::vector<SparseVector> piece_scratch_;  // one per sender lane
-  RankOrderMerge merge_;
+  std::unique_ptr<MeshLanes> lanes_;  // after links_: it detaches from them first
 
   // Per-collective state, set before the lanes start.
   uint64_t seq_ = 0;
@@ -73,19 +92,25 @@ class Oktopk final : public Collective {
   TensorView out_;
   std::array<std::vector<uint32_t>, 2> my_counts_;  // this rank's histogram, per round
   LocalNonzeros nonzeros_;                          // this rank's non-zeros, found once per call
-
-  std::mutex mu_;  // guards split_ and the fields below
-  std::condition_variable cv_;
-  BalancedSplit split_;
-  int round_ = 0;                 // histogram round under way (0 or 1)
-  size_t counts_received_ = 0;    // peers whose counts of round_ are added
-  bool split_ready_ = false;      // boundaries known
-  std::vector<bool> merged_;      // per peer: its part of this rank's region is read
-  bool result_ready_ = false;
-  bool aborted_ = false;
-  std::atomic<uint64_t> progress_{0};  // anything that moved, so that waits time out only when stalled
+  // The send lane's.
+  std::vector<PeerSend> sends_;
+  // The receive lane's; stage changes under stage_mu_, which the send
+  // lane's timeout message reads.
+  mutable std::mutex stage_mu_;
+  std::vector<PeerReceive> receives_;
+  Frame frame_;
+  size_t counted_ = 0;  // peers whose counts of round_ are added
+  RankOrderMerge merge_;
+  bool merging_ = false;
+  size_t regions_written_ = 0;
   SparseVector result_scratch_;
+  // Written by the receive lane before the flag that publishes it, read by
+  // the send lane after it.
+  BalancedSplit split_;
+  std::atomic<int> round_{0};             // histogram round under way (0 or 1); my_counts_[1] set before 1
+  std::atomic<bool> split_ready_{false};  // boundaries known
   VectorView result_;
+  std::atomic<bool> result_ready_{false};  // this rank's region is reduced
 };
 
 }  // namespace omnib

@@ -13,45 +13,23 @@ namespace {
 constexpr uint32_t kTagReduceScatter = 1;
 constexpr uint32_t kTagAllgather = 2;
 
-std::vector<std::pair<int, int>> mesh_pairs(int n) {
-  std::vector<std::pair<int, int>> pairs;
-  for (int a = 0; a < n; ++a)
-    for (int b = a + 1; b < n; ++b) pairs.push_back({a, b});
-  return pairs;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Collective>> SparcmlSplit::create(const CollectiveSetup& setup) {
-  auto links = PeerLinks::establish(*setup.links, mesh_pairs(setup.job.nodes));
+  auto links = PeerLinks::establish(*setup.links, full_mesh_pairs(setup.job.nodes));
   if (!links.is_ok()) return links.status();
   return std::unique_ptr<Collective>(new SparcmlSplit(setup, links.take()));
 }
 
 SparcmlSplit::SparcmlSplit(const CollectiveSetup& setup, PeerLinks links)
-    : job_(setup.job),
-      dtype_(setup.dtype),
-      elem_size_(dtype_size(setup.dtype)),
-      timeout_(setup.timeout),
-      links_(std::move(links)) {
-  if (job_.is_worker())
-    for (int r = 0; r < job_.nodes; ++r)
-      if (r != job_.rank) peers_.push_back(r);
-  piece_scratch_.resize(peers_.size());
-  lanes_ = std::make_unique<LaneGroup>(static_cast<int>(2 * peers_.size()));
+    : job_(setup.job), dtype_(setup.dtype), elem_size_(dtype_size(setup.dtype)), links_(std::move(links)) {
+  lanes_ = std::make_unique<MeshLanes>(links_, job_.rank, other_workers(job_), setup.timeout,
+                                       static_cast<MeshLanes::Protocol&>(*this));
+  sends_.resize(lanes_->size());
+  receives_.resize(lanes_->size());
 }
 
-SparcmlSplit::~SparcmlSplit() {
-  abort();
-  lanes_.reset();
-}
-
-void SparcmlSplit::abort() {
-  links_.abort_all();
-  std::lock_guard lock(mu_);
-  aborted_ = true;
-  cv_.notify_all();
-}
+SparcmlSplit::~SparcmlSplit() { lanes_.reset(); }
 
 Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
   if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
@@ -65,106 +43,142 @@ Status SparcmlSplit::allreduce(const TensorView& in, const TensorView& out) {
     std::memcpy(out.as<uint8_t>() + mine.begin * elem_size_, in.as<const uint8_t>() + mine.begin * elem_size_,
                 mine.length * elem_size_);
   own.end();
-  if (peers_.empty()) return Status::ok();
+  if (lanes_->size() == 0) return Status::ok();
   ++seq_;
   in_ = in;
   out_ = out;
-  {
-    std::lock_guard lock(mu_);
-    contributions_ = 0;
-    chunks_summed_ = 0;
-    result_ready_ = false;
+  for (size_t i = 0; i < lanes_->size(); ++i) {
+    sends_[i].stage = SendStage::kPart;
+    PeerReceive& r = receives_[i];
+    r.stage = ReceiveStage::kPart;
+    r.reader.emplace(mine.begin, mine.end(), elem_size_, kTagReduceScatter, seq_, lanes_->peer(i),
+                     "sparcml-split reduce-scatter");
+    r.wrote = false;
   }
-  const size_t p = peers_.size();
-  std::function<Status(int)> body = [this, p](int lane) {
-    const auto l = static_cast<size_t>(lane);
-    return l < p ? send_to(l) : receive_from(l - p);
-  };
-  std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure);
+  sending_slices_ = false;
+  parts_summed_ = 0;
+  slices_written_ = 0;
+  result_ready_ = false;
+  send_phase_begin_ = receive_phase_begin_ = trace::now_ns();
+  return lanes_->run();
 }
 
-void SparcmlSplit::contribution_done() {
-  if (++contributions_ < peers_.size()) return;
+// To every peer: its part of this rank's tensor, then (once this rank's
+// slice is reduced) the reduced slice.
+MeshLanes::Protocol::Next SparcmlSplit::start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) {
+  PeerSend& s = sends_[i];
+  const int peer = lanes_->peer(i);
+  switch (s.stage) {
+    case SendStage::kPart: {
+      // Reads the input only in the peer's slice; nothing writes there
+      // until the peer has everything this lane sends.
+      trace::Span extract("extract", trace::Kind::kCompute, {.peer = peer});
+      const Slice theirs = even_slice(in_.count, job_.nodes, peer);
+      poster.start(kTagReduceScatter, seq_,
+                   extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_, s.part_scratch));
+      s.stage = SendStage::kSlice;
+      return Next::kStarted;
+    }
+    case SendStage::kSlice:
+      if (!result_ready_) {
+        step.waiting_for = "wait result";
+        return Next::kWaiting;
+      }
+      if (!sending_slices_) {
+        trace::record("reduce-scatter send", trace::Kind::kPhase, send_phase_begin_, trace::now_ns(), {.step = 0});
+        send_phase_begin_ = trace::now_ns();
+        sending_slices_ = true;
+      }
+      poster.start(kTagAllgather, seq_, result_);
+      s.stage = SendStage::kNone;
+      return Next::kStarted;
+    case SendStage::kNone:
+      break;
+  }
+  return Next::kNone;
+}
+
+void SparcmlSplit::sends_finished() {
+  trace::record("allgather send", trace::Kind::kPhase, send_phase_begin_, trace::now_ns(), {.step = 1});
+}
+
+// From every peer: its part of this rank's slice (summed in), then the
+// peer's reduced slice (written to the output).
+Result<LaneStep> SparcmlSplit::receive_step() {
+  LaneStep step;
+  const size_t peers = lanes_->size();
+  for (size_t i = 0; i < peers; ++i) {
+    PeerReceive& r = receives_[i];
+    if (r.stage == ReceiveStage::kDone) continue;
+    auto took = take_arrived(lanes_->link(i), *r.reader, frame_, [&](const Chunk& c) { apply_chunk(i, c); });
+    if (!took.is_ok()) return took.status();
+    step.moved |= took.value();
+    if (!r.reader->done()) continue;
+    {
+      std::lock_guard lock(stage_mu_);
+      r.stage = r.stage == ReceiveStage::kPart ? ReceiveStage::kSlice : ReceiveStage::kDone;
+    }
+    if (r.stage == ReceiveStage::kDone) {
+      ++slices_written_;
+      continue;
+    }
+    const Slice theirs = even_slice(out_.count, job_.nodes, lanes_->peer(i));
+    r.reader.emplace(theirs.begin, theirs.end(), elem_size_, kTagAllgather, seq_, lanes_->peer(i),
+                     "sparcml-split allgather");
+    if (++parts_summed_ == peers) publish_result();
+  }
+  if (slices_written_ == peers) {
+    trace::record("allgather receive", trace::Kind::kPhase, receive_phase_begin_, trace::now_ns(), {.step = 1});
+    step.done = true;
+  }
+  return step;
+}
+
+void SparcmlSplit::apply_chunk(size_t i, const Chunk& c) {
+  PeerReceive& r = receives_[i];
+  if (r.stage == ReceiveStage::kPart) {
+    add_view_into(dtype_, c.view(), out_.data);
+    return;
+  }
+  auto* out = out_.as<uint8_t>();
+  // A sparse slice leaves zeros where it has no pair.
+  if (!r.wrote && !c.dense) {
+    const Slice theirs = even_slice(out_.count, job_.nodes, lanes_->peer(i));
+    std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
+  }
+  r.wrote = true;
+  if (c.dense)
+    std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
+  else
+    add_view_into(dtype_, c.view(), out_.data);
+}
+
+void SparcmlSplit::publish_result() {
+  trace::record("reduce-scatter receive", trace::Kind::kPhase, receive_phase_begin_, trace::now_ns(), {.step = 0});
   trace::Span extract("extract result", trace::Kind::kCompute);
   const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
   result_ = extract_smaller(out_.data, mine.begin, mine.end(), elem_size_, result_scratch_);
   result_ready_ = true;
-  cv_.notify_all();
-}
-
-Status SparcmlSplit::wait_for_result() {
-  trace::Span wait("wait result", trace::Kind::kWait);
-  std::unique_lock lock(mu_);
-  // The timeout bounds a wait without progress, not the whole reduction.
-  while (!aborted_ && !result_ready_) {
-    const uint64_t seen = chunks_summed_;
-    if (!cv_.wait_for(lock, timeout_, [&] { return aborted_ || result_ready_ || chunks_summed_ != seen; }))
-      return timeout_error(
-          "no part of this rank's slice arrived within the timeout (is a peer stuck? raise -T "
-          "if it is only slow)");
-  }
-  if (aborted_) return unavailable_error("aborted after another lane failed");
-  return Status::ok();
-}
-
-// To one peer: its slice of this rank's tensor, then this rank's reduced slice.
-Status SparcmlSplit::send_to(size_t peer_index) {
-  const int peer = peers_[peer_index];
-  Connection& link = *links_.to(peer);
-  const Slice theirs = even_slice(in_.count, job_.nodes, peer);
-  trace::name_thread("send to", peer);
-  trace::Span phase("reduce-scatter send", trace::Kind::kPhase, {.peer = peer, .step = 0});
-  trace::Span extract("extract", trace::Kind::kCompute, {.peer = peer});
-  // Reads the input only in the peer's slice; nothing writes there until the
-  // peer has everything this lane sends.
-  const VectorView piece =
-      extract_smaller(in_.data, theirs.begin, theirs.end(), elem_size_, piece_scratch_[peer_index]);
+  lanes_->send_waker().notify();
   extract.end();
-  OMNIB_RETURN_IF_ERROR(send_vector(link, kTagReduceScatter, seq_, piece));
-  phase.end();
-  OMNIB_RETURN_IF_ERROR(wait_for_result());
-  trace::Span allgather("allgather send", trace::Kind::kPhase, {.peer = peer, .step = 1});
-  return send_vector(link, kTagAllgather, seq_, result_);
+  receive_phase_begin_ = trace::now_ns();
 }
 
-// From one peer: its part of this rank's slice (summed in), then the peer's
-// reduced slice (written to the output).
-Status SparcmlSplit::receive_from(size_t peer_index) {
-  const int peer = peers_[peer_index];
-  Connection& link = *links_.to(peer);
-  const Slice mine = even_slice(out_.count, job_.nodes, job_.rank);
-  trace::name_thread("receive from", peer);
-  trace::Span phase("reduce-scatter receive", trace::Kind::kPhase, {.peer = peer, .step = 0});
-  auto sum_into_mine = [&](const Chunk& c) {
-    std::lock_guard lock(mu_);  // every receiver lane sums into the same slice
-    add_view_into(dtype_, c.view(), out_.data);
-    ++chunks_summed_;
-    cv_.notify_all();
-  };
-  OMNIB_RETURN_IF_ERROR(receive_vector(link, kTagReduceScatter, seq_, mine.begin, mine.end(), elem_size_,
-                                       "sparcml-split reduce-scatter", sum_into_mine));
-  {
-    std::lock_guard lock(mu_);
-    contribution_done();
-  }
-  phase.end();
-  trace::Span allgather("allgather receive", trace::Kind::kPhase, {.peer = peer, .step = 1});
+std::string SparcmlSplit::send_data_stalled() const {
+  std::vector<int> waiting;
+  std::lock_guard lock(stage_mu_);
+  for (size_t i = 0; i < lanes_->size(); ++i)
+    if (receives_[i].stage == ReceiveStage::kPart) waiting.push_back(lanes_->peer(i));
+  return "the parts of this rank's slice from " + name_ranks(waiting) +
+         " did not arrive within the timeout (is a peer stuck? raise -T if it is only slow)";
+}
 
-  const Slice theirs = even_slice(out_.count, job_.nodes, peer);
-  auto* out = out_.as<uint8_t>();
-  bool first = true;
-  auto write_theirs = [&](const Chunk& c) {
-    // A sparse slice leaves zeros where it has no pair.
-    if (first && !c.dense) std::memset(out + theirs.begin * elem_size_, 0, theirs.length * elem_size_);
-    first = false;
-    if (c.dense)
-      std::memcpy(out + c.first * elem_size_, c.values, c.items * elem_size_);
-    else
-      add_view_into(dtype_, c.view(), out_.data);
-  };
-  return receive_vector(link, kTagAllgather, seq_, theirs.begin, theirs.end(), elem_size_, "sparcml-split allgather",
-                        write_theirs);
+std::string SparcmlSplit::receive_stalled() const {
+  std::vector<int> waiting;
+  for (size_t i = 0; i < lanes_->size(); ++i)
+    if (receives_[i].stage != ReceiveStage::kDone) waiting.push_back(lanes_->peer(i));
+  return "nothing arrived from " + name_ranks(waiting) +
+         " within the timeout (is a peer stuck? raise -T if it is only slow)";
 }
 
 WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {

@@ -5,24 +5,30 @@
 // rank (allgather). Every message is sparse pairs or dense, whichever is
 // smaller (dense_is_smaller), so dense inputs cost what a dense algorithm does.
 //
-// Links form a full mesh among workers; each peer has a sender lane and a
-// receiver lane, so all transfers run at once.
+// Links form a full mesh among workers, served by two lanes whatever the
+// job size (baselines/mesh_lanes.h): the send lane posts every peer's
+// streams as their windows allow, the receive lane takes every peer's
+// frames as they arrive and sums them into this rank's slice in the order
+// they arrive.
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "baselines/mesh_lanes.h"
 #include "baselines/peer_links.h"
+#include "baselines/sparse_stream.h"
 #include "baselines/sparse_vector.h"
+#include "baselines/stream_poster.h"
 #include "engine/collective.h"
-#include "engine/lane_group.h"
 
 namespace omnib {
 
-class SparcmlSplit final : public Collective {
+class SparcmlSplit final : public Collective, private MeshLanes::Protocol {
  public:
   static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
   ~SparcmlSplit() override;
@@ -35,36 +41,59 @@ class SparcmlSplit final : public Collective {
  private:
   SparcmlSplit(const CollectiveSetup& setup, PeerLinks links);
 
-  Status send_to(size_t peer_index);
-  Status receive_from(size_t peer_index);
-  // Called, with mu_ held, by each receiver lane when its peer's part of this
-  // rank's slice has been summed; the last one publishes the reduced slice.
-  void contribution_done();
-  Status wait_for_result();
-  void abort();
+  // The stream the send lane starts next for a peer, in order.
+  enum class SendStage { kPart, kSlice, kNone };
+  struct PeerSend {
+    SendStage stage = SendStage::kPart;
+    SparseVector part_scratch;  // the peer's part, when it goes as pairs
+  };
+  // The stream the receive lane reads from a peer.
+  enum class ReceiveStage { kPart, kSlice, kDone };
+  struct PeerReceive {
+    ReceiveStage stage = ReceiveStage::kPart;
+    std::optional<ChunkReader> reader;
+    bool wrote = false;  // some chunk of the peer's reduced slice is written
+  };
+
+  // MeshLanes::Protocol.
+  Next start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) override;
+  void sends_finished() override;
+  std::string send_data_stalled() const override;
+  Result<LaneStep> receive_step() override;
+  std::string receive_stalled() const override;
+
+  // Sums a chunk of peer i's part into this rank's slice, or writes a chunk
+  // of its reduced slice into the output.
+  void apply_chunk(size_t i, const Chunk& c);
+  // After the last part is summed: this rank's reduced slice, for the send lane.
+  void publish_result();
 
   JobLayout job_;
   DType dtype_;
   size_t elem_size_;
-  std::chrono::milliseconds timeout_;
   PeerLinks links_;
-  std::vector<int> peers_;  // every other worker rank
-  std::unique_ptr<LaneGroup> lanes_;
-  std::vector<SparseVector> piece_scratch_;  // one per sender lane
+  std::unique_ptr<MeshLanes> lanes_;  // after links_: it detaches from them first
 
   // Per-collective state, set before the lanes start.
   uint64_t seq_ = 0;
   TensorView in_;
   TensorView out_;
-
-  std::mutex mu_;  // guards the sums into this rank's slice and the fields below
-  std::condition_variable cv_;
-  size_t contributions_ = 0;    // peers whose part of this rank's slice is summed
-  uint64_t chunks_summed_ = 0;  // progress, so that waits time out only when stalled
-  bool result_ready_ = false;
-  bool aborted_ = false;
+  // The send lane's.
+  std::vector<PeerSend> sends_;
+  int64_t send_phase_begin_ = 0;
+  bool sending_slices_ = false;
+  // The receive lane's; stage changes under stage_mu_, which the send
+  // lane's timeout message reads.
+  mutable std::mutex stage_mu_;
+  std::vector<PeerReceive> receives_;
+  Frame frame_;
+  size_t parts_summed_ = 0;    // peers whose part of this rank's slice is summed
+  size_t slices_written_ = 0;  // peers whose reduced slice is written
+  int64_t receive_phase_begin_ = 0;
   SparseVector result_scratch_;
+  // Shared: the receive lane sets result_ before result_ready_.
   VectorView result_;
+  std::atomic<bool> result_ready_{false};
 };
 
 }  // namespace omnib

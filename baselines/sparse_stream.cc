@@ -12,25 +12,32 @@ size_t chunk_capacity(bool dense, size_t elem_size) {
   return std::max<size_t>(1, (kStreamFrameBytes - sizeof(ChunkHeader)) / item);
 }
 
-Status send_vector(Connection& link, uint32_t tag, uint64_t seq, const VectorView& v) {
+size_t stream_frame(const VectorView& v, size_t pos, ChunkHeader& h, iovec (&parts)[3], size_t& items) {
   const size_t elem = v.elem_size;
   const size_t total = v.items();
-  const size_t capacity = chunk_capacity(v.dense, elem);
+  const size_t n = std::min(chunk_capacity(v.dense, elem), total - pos);
+  h = ChunkHeader{static_cast<uint32_t>(n), static_cast<uint8_t>(v.dense ? 1 : 0),
+                  static_cast<uint8_t>(pos + n == total ? 1 : 0), 0, v.dense ? v.begin + pos : 0};
+  size_t count = 0;
+  parts[count++] = {&h, sizeof(h)};
+  if (n > 0 && !v.dense) parts[count++] = {const_cast<uint32_t*>(v.indices + pos), n * kIndexBytes};
+  if (n > 0) parts[count++] = {const_cast<uint8_t*>(v.values + pos * elem), n * elem};
+  items = n;
+  return count;
+}
+
+Status send_vector(Connection& link, uint32_t tag, uint64_t seq, const VectorView& v) {
   size_t pos = 0;
   do {
-    const size_t n = std::min(capacity, total - pos);
-    ChunkHeader h{static_cast<uint32_t>(n), static_cast<uint8_t>(v.dense ? 1 : 0),
-                  static_cast<uint8_t>(pos + n == total ? 1 : 0), 0, v.dense ? v.begin + pos : 0};
+    ChunkHeader h;
     iovec parts[3];
-    size_t count = 0;
-    parts[count++] = {&h, sizeof(h)};
-    if (n > 0 && !v.dense) parts[count++] = {const_cast<uint32_t*>(v.indices + pos), n * kIndexBytes};
-    if (n > 0) parts[count++] = {const_cast<uint8_t*>(v.values + pos * elem), n * elem};
+    size_t n = 0;
+    const size_t count = stream_frame(v, pos, h, parts, n);
     trace::Span send("send frame", trace::Kind::kSend, {.peer = link.peer_rank(), .step = static_cast<int32_t>(tag)});
     send.set_bytes_of(std::span<const iovec>(parts, count));
     OMNIB_RETURN_IF_ERROR(link.send(wire::FrameType::kSparse, tag, seq, std::span<const iovec>(parts, count)));
     pos += n;
-  } while (pos < total);
+  } while (pos < v.items());
   return Status::ok();
 }
 
@@ -122,6 +129,27 @@ Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t beg
     apply(chunk);
   }
   return Status::ok();
+}
+
+Result<bool> take_arrived(Connection& link, ChunkReader& reader, Frame& frame,
+                          const std::function<void(const Chunk&)>& apply) {
+  const auto step = static_cast<int32_t>(reader.tag());
+  Chunk chunk;
+  bool took = false;
+  // At most a window's worth, so that one busy link cannot hold the lane.
+  for (size_t left = link.recv_window(); left > 0 && !reader.done(); --left) {
+    auto got = link.try_recv(frame);
+    if (!got.is_ok()) return got.status();
+    if (!got.value()) break;
+    took = true;
+    const int64_t arrived = trace::now_ns();  // a point: the frame is whole
+    trace::record("recv frame", trace::Kind::kRecv, arrived, arrived,
+                  {.peer = link.peer_rank(), .step = step, .bytes = frame.payload.size()});
+    trace::Span work("add chunk", trace::Kind::kCompute, {.step = step});
+    OMNIB_RETURN_IF_ERROR(reader.next(frame, chunk));
+    apply(chunk);
+  }
+  return took;
 }
 
 Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,

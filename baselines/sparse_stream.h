@@ -32,6 +32,12 @@ constexpr size_t kStreamFrameBytes = 256 << 10;  // payload budget of one frame,
 // Items one frame carries.
 size_t chunk_capacity(bool dense, size_t elem_size);
 
+// The frame of v's stream that starts at item `pos`: fills `h` and
+// `parts` (which point into h and v) and returns how many parts it has;
+// `items` is set to the items it carries. Blocking and posted sends both
+// build their frames with it, so they put the same bytes on the wire.
+size_t stream_frame(const VectorView& v, size_t pos, ChunkHeader& h, iovec (&parts)[3], size_t& items);
+
 // Sends v as one stream (at least one frame, even when v is empty). Blocks
 // until every frame is handed to the transport; v's memory may be reused on
 // return.
@@ -62,6 +68,7 @@ class ChunkReader {
   // Decodes `frame` as the next chunk of the stream.
   Status next(const Frame& frame, Chunk& chunk);
   bool done() const { return done_; }
+  uint32_t tag() const { return tag_; }
 
  private:
   Status reject(const std::string& why) const;
@@ -83,6 +90,14 @@ class ChunkReader {
 // on each checked chunk.
 Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,
                       const std::string& what, const std::function<void(const Chunk&)>& apply);
+
+// Never blocks: takes the frames of the stream `reader` reads that have
+// already arrived on `link` (at most a receive window of them), calling
+// apply on each checked chunk, and stops at the stream's last frame (what
+// follows stays on the link) or when nothing more waits. Returns whether a
+// frame was taken. `frame` is scratch space the caller reuses.
+Result<bool> take_arrived(Connection& link, ChunkReader& reader, Frame& frame,
+                          const std::function<void(const Chunk&)>& apply);
 
 // Receives one stream into `out`, whose range becomes [begin, end).
 Status receive_vector(Connection& link, uint32_t tag, uint64_t seq, uint64_t begin, uint64_t end, size_t elem_size,

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -18,11 +19,12 @@ namespace {
 
 using Tensor = std::vector<uint32_t>;
 constexpr uint32_t kOne = 0x3f800000;  // 1.0f
+constexpr size_t kPiece = 300;          // cells of one piece of a rank's counts
 
 // Runs the split's rounds the way the ranks of oktopk do: every rank counts
 // its tensor on the round's cells, and rank r adds the counts starting with
-// its own, then those of r+1, r+2, ... (the order they might arrive in).
-// Returns one finished split per rank.
+// its own, then those of r+1, r+2, ... (the order they might arrive in),
+// whole or in pieces. Returns one finished split per rank.
 std::vector<BalancedSplit> split_on_every_rank(const std::vector<Tensor>& tensors, int parts) {
   const auto ranks = tensors.size();
   std::vector<BalancedSplit> splits(ranks);
@@ -36,7 +38,16 @@ std::vector<BalancedSplit> split_on_every_rank(const std::vector<Tensor>& tensor
     }
     std::vector<bool> more(ranks);
     for (size_t r = 0; r < ranks; ++r) {
-      for (size_t k = 0; k < ranks; ++k) splits[r].add_counts(counts[(r + k) % ranks].data());
+      for (size_t k = 0; k < ranks; ++k) {
+        const std::vector<uint32_t>& c = counts[(r + k) % ranks];
+        if (r % 2 == 0) {
+          splits[r].add_counts(c.data());
+          continue;
+        }
+        // Odd ranks take each rank's counts in pieces, as frames bring them.
+        for (size_t first = 0; first < c.size(); first += kPiece)
+          splits[r].add_counts(first, c.data() + first, std::min(kPiece, c.size() - first));
+      }
       more[r] = splits[r].finish_round();
       EXPECT_EQ(more[r], more[0]) << "rank " << r << " disagrees about a fine round";
     }

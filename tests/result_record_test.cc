@@ -1,6 +1,6 @@
 // Result records (tools/report/result_record.h): the --profile and link
-// limit fields of schema 3 round-trip, older schemas still load, and
-// docs/json-schema.md describes the schema the code writes.
+// limit fields of schema 3 and the set-up time round-trip, older schemas
+// still load, and docs/json-schema.md describes the schema the code writes.
 #include "tools/report/result_record.h"
 
 #include <gtest/gtest.h>
@@ -37,6 +37,7 @@ ResultRecord full_record() {
   r.calls_checked = 3;
   r.first_wrong_call = 1;
   r.cpu = CpuUsage{1, 2, 3, 4.5};
+  r.setup_us = 1234.5;
   r.link_limit = LinkLimit{7.5, 0.75};
   ProfileSummary p;
   p.calls = 2;
@@ -56,12 +57,13 @@ ResultRecord full_record() {
   return r;
 }
 
-TEST(ResultRecord, ProfileAndLinkLimitRoundTrip) {
+TEST(ResultRecord, ProfileLinkLimitAndSetupTimeRoundTrip) {
   const ResultRecord r = full_record();
   std::vector<std::string> defaulted;
   auto back = record_from_json(to_json(r), kSchemaVersion, &defaulted);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_TRUE(defaulted.empty());
+  EXPECT_EQ(back.value().setup_us, r.setup_us);
   ASSERT_TRUE(back.value().link_limit);
   EXPECT_DOUBLE_EQ(back.value().link_limit->limit_us, 7.5);
   EXPECT_DOUBLE_EQ(back.value().link_limit->of_limit, 0.75);
@@ -83,11 +85,13 @@ TEST(ResultRecord, SchemaTwoRecordsLoadWithoutProfiles) {
   json j = to_json(full_record());
   j.erase("profile");
   j.erase("link_limit");
+  j.erase("setup_us");
   std::vector<std::string> defaulted;
   auto r = record_from_json(j, 2, &defaulted);
   ASSERT_TRUE(r.is_ok()) << r.status().message();
   EXPECT_FALSE(r.value().profile);
   EXPECT_FALSE(r.value().link_limit);
+  EXPECT_FALSE(r.value().setup_us);
   EXPECT_TRUE(defaulted.empty());
 }
 

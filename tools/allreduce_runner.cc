@@ -17,6 +17,7 @@
 #include "tools/measure/call_check.h"
 #include "tools/measure/cpu_time.h"
 #include "tools/measure/rank_samples.h"
+#include "tools/measure/setup_time.h"
 #include "tools/net/link_meter.h"
 #include "tools/rank_rendezvous.h"
 #include "tools/report/table_reporter.h"
@@ -37,6 +38,7 @@ struct AlgoSlot {
   const CollectiveInfo* info = nullptr;
   std::unique_ptr<Collective> collective;
   std::string skip_reason;  // non-empty: not run
+  double setup_us = 0;      // creating the collective: this rank's, then (rank 0) the max over ranks
   RankSamples samples;      // this rank's measurements of the configuration in progress
 };
 
@@ -162,12 +164,19 @@ class RankRun {
         if (!reason.empty()) slot.skip_reason = reason + (r == job_.rank ? "" : " (on rank " + std::to_string(r) + ")");
       }
       if (slot.skip_reason.empty()) {
+        const auto t0 = Clock::now();
         auto c = slot.info->create(setup);
         if (!c.is_ok()) return c.status().with_context(plan_.algos[i] + ": ");
         slot.collective = c.take();
+        slot.setup_us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
       }
       slots_.push_back(std::move(slot));
     }
+    std::vector<double> setup_us;
+    for (const auto& s : slots_) setup_us.push_back(s.setup_us);
+    auto max_setup_us = max_setup_us_over_ranks(*store_, job_.rank, job_.world(), setup_us);
+    if (!max_setup_us.is_ok()) return max_setup_us.status();
+    for (size_t a = 0; a < max_setup_us.value().size(); ++a) slots_[a].setup_us = max_setup_us.value()[a];
     bool any_runs = false;
     for (const auto& s : slots_) any_runs |= s.collective != nullptr;
     if (!any_runs) {
@@ -418,6 +427,7 @@ class RankRun {
       r.busbw_GBps = job_.nodes > 1 ? r.algbw_GBps * 2.0 * (job_.nodes - 1) / job_.nodes : r.algbw_GBps;
       if (!r.wire_sent_per_rank_max) r.wire_note = s.collective->wire_note();
       r.note = s.collective->run_note();
+      r.setup_us = s.setup_us;
       if (r.correct == false) any_wrong_ = true;
       group.push_back(r);
     }

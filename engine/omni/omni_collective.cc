@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/block_scan.h"
+#include "engine/link_lane.h"
 #include "engine/omni/device_block_io.h"
 #include "engine/omni/host_block_io.h"
 #include "engine/omni/omni_cost.h"
@@ -11,8 +12,6 @@
 
 namespace omnib {
 namespace {
-
-using SteadyClock = std::chrono::steady_clock;
 
 Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer) {
   if (f.type() != type)
@@ -23,19 +22,6 @@ Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer
                              ", this rank on " + std::to_string(seq) + " (ranks out of step)");
   return Status::ok();
 }
-
-// A lane gives up when nothing at all has moved for the timeout.
-class Stall {
- public:
-  explicit Stall(std::chrono::milliseconds timeout) : timeout_(timeout), since_(SteadyClock::now()) {}
-  void moved() { since_ = SteadyClock::now(); }
-  SteadyClock::time_point deadline() const { return since_ + timeout_; }
-  bool expired() const { return SteadyClock::now() >= deadline(); }
-
- private:
-  std::chrono::milliseconds timeout_;
-  SteadyClock::time_point since_;
-};
 
 }  // namespace
 

@@ -224,6 +224,7 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   bool has_first = false;
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "first_wrong_call", first, &has_first));
   if (has_first) r.first_wrong_call = first;
+  OMNIB_RETURN_IF_ERROR(read_nullable(j, "setup_us", r.setup_us));
   OMNIB_RETURN_IF_ERROR(read_link_limit(j, r.link_limit));
   OMNIB_RETURN_IF_ERROR(read_profile(j, r.profile));
   return read_cpu(j, r.cpu);
@@ -274,6 +275,7 @@ json to_json(const ResultRecord& r) {
   j["calls_checked"] = r.calls_checked;
   if (r.first_wrong_call) j["first_wrong_call"] = *r.first_wrong_call;
   j["cpu"] = cpu_json(r.cpu);
+  if (r.setup_us) j["setup_us"] = *r.setup_us;
   if (r.link_limit) j["link_limit"] = link_limit_json(r.link_limit);
   if (r.profile) j["profile"] = profile_json(r.profile);
   j["speedup_vs"] = r.speedup_vs;

@@ -118,6 +118,9 @@ struct ResultRecord {
   uint64_t calls_checked = 0;   // per rank: warm-up and timed calls of every run
   std::optional<uint64_t> first_wrong_call;  // 0-based, in run order, warm-ups included
   std::optional<CpuUsage> cpu;
+  // Creating the algorithm's collective (its links set up), max over ranks;
+  // once per run, so every configuration of a run carries the same figure.
+  std::optional<double> setup_us;
   std::optional<LinkLimit> link_limit;   // --net emulate only
   std::optional<ProfileSummary> profile;  // --profile only
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time

@@ -1,5 +1,6 @@
 #include "tools/report/table_reporter.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -130,6 +131,8 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
                    static_cast<unsigned long long>(r.wrong_elements));
     }
     if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
+    const bool known = std::any_of(setup_us_.begin(), setup_us_.end(), [&](const auto& s) { return s.first == r.algo; });
+    if (r.setup_us && !known) setup_us_.push_back({r.algo, *r.setup_us});
   }
   if (const ResultRecord* best = fastest_dense(group))
     std::fprintf(out_, "#   best dense: %s (%.1f us)\n", best->algo.c_str(), best->time_us.median);
@@ -137,6 +140,18 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     std::fprintf(out_, "#   best dense: none ran (vs dense needs a dense algorithm in --algo)\n");
   add_headline(group);
   return flushed(out_);
+}
+
+// "# Link set-up          : omni 12.3 ms, ring 1.1 ms (max over ranks)"
+void TableReporter::print_setup() {
+  if (setup_us_.empty()) return;
+  std::string list;
+  for (const auto& [algo, us] : setup_us_) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%s%s %.1f ms", list.empty() ? "" : ", ", algo.c_str(), us / 1000);
+    list += buf;
+  }
+  std::fprintf(out_, "# Link set-up          : %s (max over ranks)\n", list.c_str());
 }
 
 void TableReporter::add_headline(const std::vector<ResultRecord>& group) {
@@ -186,6 +201,7 @@ Status TableReporter::finish() {
     std::fprintf(out_, "# Out of bounds values : %d %s%s\n", wrong_rows_, wrong_rows_ ? "FAILED" : "OK",
                  unchecked_rows_ ? " (some rows unchecked)" : "");
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
+  print_setup();
   print_headline();
   return flushed(out_);
 }

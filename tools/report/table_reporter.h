@@ -1,13 +1,15 @@
 // nccl-tests-style table on a stream: one row per size and algorithm, with the
 // sparse columns (densities, wire bytes, analytic bytes) added, and each
 // row's speedup over the fastest dense algorithm of its size (`vs dense`).
-// The summary line gives the headline: the first sparse algorithm of the
+// A footer line gives each algorithm's link set-up time; the summary line
+// gives the headline: the first sparse algorithm of the
 // run (omni by default) against the best dense algorithm, size by size.
 #pragma once
 
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tools/report/reporter.h"
@@ -38,6 +40,10 @@ class TableReporter final : public Reporter {
     uint64_t size_bytes = 0;
     std::optional<BestDense> vs;  // absent: no dense algorithm ran
   };
+  // Each algorithm's set-up time (the same in every configuration of a run).
+  std::vector<std::pair<std::string, double>> setup_us_;
+  void print_setup();
+
   std::string subject_;  // the first sparse algorithm that ran
   std::vector<Headline> headlines_;
   void add_headline(const std::vector<ResultRecord>& group);
