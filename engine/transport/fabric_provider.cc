@@ -1,0 +1,135 @@
+#include "engine/transport/fabric_provider.h"
+
+#include <rdma/fabric.h>
+#include <rdma/fi_errno.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace omnib {
+namespace {
+
+constexpr uint32_t kApiVersion = FI_VERSION(1, 9);
+
+// What omni-bench asks of a provider (see the header).
+FiInfoPtr our_hints(const std::string& provider) {
+  FiInfoPtr hints(fi_allocinfo());
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_TAGGED | FI_SEND | FI_RECV | FI_DIRECTED_RECV;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+  // One progress thread makes every call (fabric_endpoint.h).
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  if (!provider.empty()) hints->fabric_attr->prov_name = strdup(provider.c_str());
+  return hints;
+}
+
+bool addresses_by_ip(const fi_info* info) {
+  return info->addr_format == FI_SOCKADDR_IN || info->addr_format == FI_SOCKADDR_IN6 ||
+         info->addr_format == FI_SOCKADDR;
+}
+
+// Providers that need hardware, and what a user lacks without it.
+std::string hardware_of(const std::string& provider) {
+  if (provider.rfind("verbs", 0) == 0)
+    return "an RDMA device (InfiniBand or RoCE through rdma-core; `ibv_devices` lists them)";
+  if (provider.rfind("efa", 0) == 0) return "an AWS Elastic Fabric Adapter (EFA-enabled instance types)";
+  if (provider.rfind("psm", 0) == 0 || provider.rfind("opx", 0) == 0) return "an Omni-Path or Intel Ethernet host adapter";
+  if (provider.rfind("cxi", 0) == 0) return "an HPE Slingshot NIC";
+  return "";
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+std::vector<std::string> provider_names(const fi_info* hints) {
+  fi_info* list = nullptr;
+  std::vector<std::string> names;
+  if (fi_getinfo(kApiVersion, nullptr, nullptr, 0, const_cast<fi_info*>(hints), &list) != 0) return names;
+  for (const fi_info* i = list; i; i = i->next) {
+    std::string name = i->fabric_attr->prov_name ? i->fabric_attr->prov_name : "?";
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  fi_freeinfo(list);
+  return names;
+}
+
+Status nothing_fits(const std::string& provider, int rc) {
+  const std::string usable = joined(usable_providers());
+  if (provider.empty())
+    return unavailable_error("--transport fabric: libfabric offers no reliable-datagram endpoint with tagged, "
+                             "directed receives on this host (fi_getinfo: " + std::string(fi_strerror(-rc)) +
+                             "); check FI_PROVIDER and `fi_info -t FI_EP_RDM`, or run with --transport tcp");
+  const std::vector<std::string> all = provider_names(nullptr);
+  const bool present = std::any_of(all.begin(), all.end(), [&](const std::string& n) { return n == provider; });
+  const std::string hardware = hardware_of(provider);
+  if (!present && !hardware.empty())
+    return unavailable_error("--fabric-provider " + provider + ": libfabric finds no " + provider +
+                             " endpoint on this host: it needs " + hardware +
+                             ", and there is none here. Providers this host offers: " + usable +
+                             ". Run with --fabric-provider tcp (or --transport tcp), or on a host with the hardware "
+                             "(`fi_info -p " + provider + "` shows it there)");
+  if (!present)
+    return unavailable_error("--fabric-provider " + provider + ": libfabric " + libfabric_version() +
+                             " has no such provider on this host (providers here: " + joined(all) +
+                             "); use one of " + usable + ", or check FI_PROVIDER and FI_PROVIDER_PATH");
+  return unavailable_error("--fabric-provider " + provider + " is present but offers no reliable-datagram endpoint "
+                           "with tagged, directed receives (what omni-bench needs); use one of " + usable);
+}
+
+}  // namespace
+
+void FiInfoDeleter::operator()(fi_info* info) const { fi_freeinfo(info); }
+
+std::string canonical_provider(const std::string& requested) {
+  if (requested == "tcp") return "tcp;ofi_rxm";
+  if (requested == "verbs") return "verbs;ofi_rxm";
+  return requested;
+}
+
+Result<FiInfoPtr> find_fabric(const std::string& requested, const std::string& bind_host) {
+  const std::string provider = canonical_provider(requested);
+  FiInfoPtr hints = our_hints(provider);
+  fi_info* list = nullptr;
+  int rc = -FI_ENODATA;
+  if (!bind_host.empty()) rc = fi_getinfo(kApiVersion, bind_host.c_str(), nullptr, FI_SOURCE, hints.get(), &list);
+  if (rc == -FI_ENODATA) {
+    // Providers that do not address by IP (efa, shm) know no such host.
+    rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints.get(), &list);
+    if (rc == 0 && !bind_host.empty() && addresses_by_ip(list)) {
+      const std::string name = list->fabric_attr->prov_name;
+      fi_freeinfo(list);
+      return unavailable_error("--transport fabric: provider " + name + " has no interface with the address " +
+                               bind_host + " that this rank must use (set FI_TCP_IFACE or FI_VERBS_IFACE to the "
+                               "interface, or OMNI_BENCH_BIND to one of its addresses)");
+    }
+  }
+  if (rc != 0) return nothing_fits(provider, rc);
+  // Only the first answer is used: fi_getinfo lists the best first.
+  FiInfoPtr first(fi_dupinfo(list));
+  fi_freeinfo(list);
+  return first;
+}
+
+Result<std::string> resolve_fabric_provider(const std::string& requested) {
+  auto info = find_fabric(requested, "");
+  if (!info.is_ok()) return info.status();
+  return std::string(info.value()->fabric_attr->prov_name);
+}
+
+std::string libfabric_version() {
+  const uint32_t v = fi_version();
+  return std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v));
+}
+
+std::vector<std::string> offered_providers() { return provider_names(nullptr); }
+
+std::vector<std::string> usable_providers() {
+  FiInfoPtr hints = our_hints("");
+  return provider_names(hints.get());
+}
+
+}  // namespace omnib
