@@ -34,6 +34,16 @@ class RawSend final : public FabricOpOwner {
   std::promise<bool> result_;
 };
 
+// Owns one raw receive until it completes (or the endpoint goes).
+class RawReceive final : public FabricOpOwner {
+ public:
+  void on_done(FabricOp&, size_t len, uint64_t) override { result_.set_value(buffer_.substr(0, len)); }
+  void on_failed(FabricOp&, bool, const std::string&) override { result_.set_value(std::nullopt); }
+  void pump() override {}
+  std::string buffer_ = std::string(4096, '\0');
+  std::promise<std::optional<std::string>> result_;
+};
+
 }  // namespace
 
 std::shared_ptr<FabricEndpoint> open_test_endpoint() {
@@ -48,6 +58,25 @@ fi_addr_t add_peer(FabricEndpoint& ep, const std::string& address) {
     EXPECT_TRUE(a.is_ok()) << a.status().message();
     return a.is_ok() ? a.value() : FI_ADDR_UNSPEC;
   });
+}
+
+std::optional<std::string> receive_raw_fabric(FabricEndpoint& ep, fi_addr_t from, uint64_t tag,
+                                              std::chrono::milliseconds limit) {
+  auto owner = std::make_shared<RawReceive>();
+  auto got = owner->result_.get_future();
+  FabricOp* posted = nullptr;
+  const ssize_t rc = on_progress_thread<ssize_t>(ep, [&] {
+    posted = ep.make_op(owner, 0, 0);
+    return ep.recv(posted, from, tag, 0, owner->buffer_.data(), owner->buffer_.size(), nullptr);
+  });
+  EXPECT_EQ(rc, 0) << ep.error_text(rc);
+  if (rc != 0) return std::nullopt;
+  if (got.wait_for(limit) == std::future_status::ready) return got.get();
+  on_progress_thread<bool>(ep, [&] {
+    ep.cancel(posted);
+    return true;
+  });
+  return std::nullopt;
 }
 
 FabricPair::~FabricPair() {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/transport/fabric_connection.h"
@@ -35,6 +36,11 @@ std::unique_ptr<FabricPair> make_fabric_pair(uint32_t job_a, uint32_t job_b, std
 
 // Sends `bytes` from `ep` to `to` with `tag`, and waits until it is sent.
 bool send_raw_fabric(FabricEndpoint& ep, fi_addr_t to, uint64_t tag, const std::string& bytes);
+
+// Receives one message with `tag` from `from` (up to 4096 bytes), or
+// nullopt after `limit`.
+std::optional<std::string> receive_raw_fabric(FabricEndpoint& ep, fi_addr_t from, uint64_t tag,
+                                              std::chrono::milliseconds limit);
 
 // Adds `address` to `ep`'s table.
 fi_addr_t add_peer(FabricEndpoint& ep, const std::string& address);
