@@ -356,12 +356,13 @@ void FabricEndpoint::idle_wait(bool retries_pending) {
 }
 
 std::string FabricEndpoint::describe() const {
-  return "provider " + provider_ + ", domain " + domain_ + "; sends: " +
-         (mr_local_ ? "through registered staging (the provider needs local registration)"
-                    : "zero-copy from posted frames (no registration needed)") +
-         "; progress: one thread, " + (wait_fd_ >= 0 ? "sleeping on the completion queue's fd" : "polling") +
-         "; device memory: " +
-         (hmem_ ? "the provider offers FI_HMEM, but GPU blocks are staged in host memory (direct registration untested)"
+  const std::string frames =
+      mr_local_ ? "copied through registered staging (the provider needs local registration)"
+                : "posted ones sent from the caller's memory when they have at most " + std::to_string(iov_limit_) +
+                      " parts, the others copied (the provider needs no registration)";
+  return "provider " + provider_ + ", domain " + domain_ + "; frames: " + frames + "; progress: one thread, " +
+         (wait_fd_ >= 0 ? "sleeping on the completion queue's fd" : "polling") + "; device memory: " +
+         (hmem_ ? "staged in host memory (the provider offers FI_HMEM; registering GPU memory directly is untested)"
                 : "staged in host memory (the provider has no FI_HMEM)");
 }
 

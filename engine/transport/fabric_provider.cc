@@ -83,7 +83,9 @@ std::vector<std::string> provider_names(const fi_info* hints) {
   return names;
 }
 
-Status nothing_fits(const std::string& provider, int rc) {
+Status nothing_fits(const std::string& requested, const std::string& provider, int rc) {
+  const std::string asked = "--fabric-provider " + requested + (requested == provider ? "" : " (" + provider + ")");
+  const std::string base = provider.substr(0, provider.find(';'));
   const std::string usable = joined(usable_providers());
   if (provider.empty())
     return unavailable_error("--transport fabric: libfabric offers no reliable-datagram endpoint with tagged, "
@@ -93,16 +95,15 @@ Status nothing_fits(const std::string& provider, int rc) {
   const bool present = std::any_of(all.begin(), all.end(), [&](const std::string& n) { return n == provider; });
   const std::string hardware = hardware_of(provider);
   if (!present && !hardware.empty())
-    return unavailable_error("--fabric-provider " + provider + ": libfabric finds no " + provider +
-                             " endpoint on this host: it needs " + hardware +
+    return unavailable_error(asked + ": libfabric finds no " + base + " endpoint on this host: it needs " + hardware +
                              ", and there is none here. Providers this host offers: " + usable +
                              ". Run with --fabric-provider tcp (or --transport tcp), or on a host with the hardware "
-                             "(`fi_info -p " + provider + "` shows it there)");
+                             "(`fi_info -p " + base + "` lists it there)");
   if (!present)
-    return unavailable_error("--fabric-provider " + provider + ": libfabric " + libfabric_version() +
+    return unavailable_error(asked + ": libfabric " + libfabric_version() +
                              " has no such provider on this host (providers here: " + joined(all) +
                              "); use one of " + usable + ", or check FI_PROVIDER and FI_PROVIDER_PATH");
-  return unavailable_error("--fabric-provider " + provider + " is present but offers no reliable-datagram endpoint "
+  return unavailable_error(asked + " is present but offers no reliable-datagram endpoint "
                            "with tagged, directed receives (what omni-bench needs); use one of " + usable);
 }
 
@@ -120,22 +121,22 @@ Result<FiInfoPtr> find_fabric(const std::string& requested, const std::string& b
   const std::string provider = canonical_provider(requested);
   FiInfoPtr hints = our_hints(provider);
   fi_info* list = nullptr;
-  int rc = -FI_ENODATA;
-  if (!bind_host.empty()) rc = fi_getinfo(kApiVersion, bind_host.c_str(), nullptr, FI_SOURCE, hints.get(), &list);
-  if (rc == -FI_ENODATA) {
-    // Providers that do not address by IP (efa, shm) know no such host.
-    rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints.get(), &list);
-    if (rc == 0 && !bind_host.empty() && addresses_by_ip(list)) {
-      const std::string name = list->fabric_attr->prov_name;
-      fi_freeinfo(list);
-      return unavailable_error("--transport fabric: provider " + name + " has no interface with the address " +
-                               bind_host + " that this rank must use (set FI_TCP_IFACE or FI_VERBS_IFACE to the "
-                               "interface, or OMNI_BENCH_BIND to one of its addresses)");
-    }
-  }
-  if (rc != 0) return nothing_fits(provider, rc);
+  int rc = fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints.get(), &list);
+  if (rc != 0) return nothing_fits(requested, provider, rc);
   // Only the first answer is used: fi_getinfo lists the best first.
   FiInfoPtr first(fi_dupinfo(list));
+  fi_freeinfo(list);
+  if (bind_host.empty() || !addresses_by_ip(first.get())) return first;
+  // A provider that addresses by IP (tcp, verbs) binds to this rank's
+  // interface; the others (efa, shm) name their endpoints themselves.
+  hints = our_hints(first->fabric_attr->prov_name);
+  rc = fi_getinfo(kApiVersion, bind_host.c_str(), nullptr, FI_SOURCE, hints.get(), &list);
+  if (rc != 0)
+    return unavailable_error("--transport fabric: provider " + std::string(first->fabric_attr->prov_name) +
+                             " has no interface with the address " + bind_host +
+                             " that this rank must use (set FI_TCP_IFACE or FI_VERBS_IFACE to the interface, or "
+                             "OMNI_BENCH_BIND to one of its addresses)");
+  first.reset(fi_dupinfo(list));
   fi_freeinfo(list);
   return first;
 }
