@@ -132,6 +132,14 @@ TEST(FabricEndToEnd, ABadTransportChoiceIsAUsageError) {
                        {}, 30);
   EXPECT_EQ(r.exit_code, 6);
   EXPECT_NE(r.err.find("has no such provider"), std::string::npos) << r.err;
+  // Shared memory would bypass the emulated links (checked before any privilege is needed).
+  if (fabric_provider_for("shm").is_ok()) {
+    r = testing::run_cli({"allreduce", "--net", "emulate", "--transport", "fabric", "--fabric-provider", "shm", "-b",
+                          "4K", "-e", "4K"},
+                         {}, 30);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("never over the emulated links"), std::string::npos) << r.err;
+  }
 }
 
 // On a host without the hardware, an RDMA provider exits 6 and says what to
