@@ -124,6 +124,7 @@ class RankRun {
     setup.device = plan_.base.device;
     setup.timeout = plan_.timeout();
     setup.links = links_.get();
+    setup.transport = plan_.transport;
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
