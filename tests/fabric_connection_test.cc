@@ -175,6 +175,26 @@ TEST(FabricConnection, AReceiverThatTakesNothingHoldsTheSenderBack) {
   }
 }
 
+// With a byte budget a sender starts frames only while the bytes it has in
+// flight towards the receiver stay within it (or nothing is in flight). The
+// receiver is played by hand: it grants 100 frames and 10000 bytes, and
+// lets nothing arrive.
+TEST(FabricConnection, AReceiversByteBudgetHoldsFramesBack) {
+  auto p = make_fabric_pair(7, 7, milliseconds(5000), false, /*with_b=*/false);
+  const fabric_wire::Control grant{wire::kMagic, static_cast<uint32_t>(fabric_wire::ControlType::kCredit), 100, 0,
+                                   10000};
+  ASSERT_TRUE(testing::send_raw_fabric(*p->ep_b, p->b_to_a,
+                                       fabric_wire::tag(fabric_wire::Kind::kControl, testing::FabricPair::kConnA),
+                                       std::string(reinterpret_cast<const char*>(&grant), sizeof(grant))));
+  std::vector<uint8_t> frame(3000, 1);
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(p->a->send_bytes(wire::FrameType::kDense, 0, i, frame.data(), frame.size()).is_ok());
+  // 3 frames of 3032 bytes fit in 10000; a fourth would not.
+  EXPECT_TRUE(testing::eventually([&] { return p->a->sends_done() == 3; }, milliseconds(3000))) << p->a->sends_done();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(p->a->sends_done(), 3u);
+}
+
 TEST(FabricConnection, WakersHearOfArrivalsAndFinishedSends) {
   auto p = make_fabric_pair(7, 7, milliseconds(5000));
   Waker received, sent;

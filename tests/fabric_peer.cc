@@ -87,7 +87,7 @@ FabricPair::~FabricPair() {
 }
 
 std::unique_ptr<FabricPair> make_fabric_pair(uint32_t job_a, uint32_t job_b, std::chrono::milliseconds timeout,
-                                             bool local_registration) {
+                                             bool local_registration, bool with_b) {
   auto p = std::make_unique<FabricPair>();
   p->ep_a = open_test_endpoint();
   p->ep_b = open_test_endpoint();
@@ -100,7 +100,8 @@ std::unique_ptr<FabricPair> make_fabric_pair(uint32_t job_a, uint32_t job_b, std
   p->b_to_a = add_peer(*p->ep_b, p->ep_a->address());
   p->a = std::make_unique<FabricConnection>(p->ep_a, FabricPeer{p->a_to_b, FabricPair::kConnA, FabricPair::kConnB, 1},
                                             job_a, timeout);
-  p->b = std::make_unique<FabricConnection>(p->ep_b, FabricPeer{p->b_to_a, FabricPair::kConnB, FabricPair::kConnA, 0},
+  if (with_b)
+    p->b = std::make_unique<FabricConnection>(p->ep_b, FabricPeer{p->b_to_a, FabricPair::kConnB, FabricPair::kConnA, 0},
                                             job_b, timeout);
   return p;
 }

@@ -31,8 +31,9 @@ struct FabricPair {
 
 // Joins two fresh endpoints: a sends with job `job_a`, b expects `job_b`.
 // `local_registration`: both behave as if the provider needed FI_MR_LOCAL.
+// Without `with_b`, b's end is left to the test (raw messages from ep_b).
 std::unique_ptr<FabricPair> make_fabric_pair(uint32_t job_a, uint32_t job_b, std::chrono::milliseconds timeout,
-                                             bool local_registration = false);
+                                             bool local_registration = false, bool with_b = true);
 
 // Sends `bytes` from `ep` to `to` with `tag`, and waits until it is sent.
 bool send_raw_fabric(FabricEndpoint& ep, fi_addr_t to, uint64_t tag, const std::string& bytes);
