@@ -125,10 +125,7 @@ void FabricEndpoint::shutdown() {
     {
       std::lock_guard lock(mu_);
       stopping_ = true;
-    }
-    if (event_fd_ >= 0) {
-      const uint64_t one = 1;
-      [[maybe_unused]] ssize_t n = write(event_fd_, &one, sizeof(one));
+      wake_locked();
     }
     if (thread_.joinable()) thread_.join();
     running_ = false;
@@ -151,8 +148,11 @@ void FabricEndpoint::close_resources() {
   cq_ = nullptr;
   domain_fid_ = nullptr;
   fabric_ = nullptr;
-  if (event_fd_ >= 0) close(event_fd_);
-  event_fd_ = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (event_fd_ >= 0) close(event_fd_);
+    event_fd_ = -1;
+  }
   closed_ = true;
   // Owners may go with their last op; they find the endpoint closed.
   auto ops = std::move(live_ops_);
@@ -163,11 +163,15 @@ void FabricEndpoint::close_resources() {
 }
 
 void FabricEndpoint::run(std::function<void()> work) {
-  {
-    std::lock_guard lock(mu_);
-    if (stopping_ && !on_progress_thread()) return;
-    work_.push_back(std::move(work));
-  }
+  std::lock_guard lock(mu_);
+  if (stopping_ && !on_progress_thread()) return;
+  work_.push_back(std::move(work));
+  wake_locked();
+}
+
+void FabricEndpoint::wake_locked() {
+  // Under mu_: close_resources() closes the descriptor under it too.
+  if (event_fd_ < 0) return;
   const uint64_t one = 1;
   [[maybe_unused]] ssize_t n = write(event_fd_, &one, sizeof(one));
 }

@@ -125,6 +125,7 @@ class FabricEndpoint {
   FabricEndpoint() = default;
   Status open_resources(const std::string& provider, const std::string& bind_host);
   void run_thread();
+  void wake_locked();  // mu_ held
   size_t drain_completions();
   void deliver_error();
   void idle_wait(bool retries_pending);
