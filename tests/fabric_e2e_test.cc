@@ -44,6 +44,10 @@ struct Point {
   bool inplace;
 };
 
+void PrintTo(const Point& p, std::ostream* os) {
+  *os << p.nodes << " nodes, density " << p.density << (p.inplace ? ", in place" : ", out of place");
+}
+
 class FabricExact : public ::testing::TestWithParam<Point> {};
 
 TEST_P(FabricExact, EveryAlgorithmMatchesTheReference) {

@@ -78,7 +78,8 @@ nlohmann::json build_environment() {
   // own network unless NCCL_NET names one.
   nlohmann::json network = nlohmann::json::object();
   for (const char* var : {"NCCL_NET", "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "FI_PROVIDER", "FI_TCP_IFACE",
-                          "FI_VERBS_IFACE", "FI_EFA_IFACE", "FI_OFI_RXM_EAGER_LIMIT"}) {
+                          "FI_VERBS_IFACE", "FI_EFA_IFACE", "FI_OFI_RXM_EAGER_LIMIT",
+                          "FI_OFI_RXM_RX_SIZE"}) {
     const char* value = std::getenv(var);
     network[var] = value ? nlohmann::json(value) : nlohmann::json(nullptr);
   }
