@@ -38,7 +38,9 @@ TEST_P(PeerFailure, EveryOtherRankExitsNonZeroWithinTheTimeout) {
     EXPECT_NE(code, 0) << "rank " << rank;
     someone_timed_out |= code == 4;
   }
-  if (signal_to_send == SIGSTOP) EXPECT_TRUE(someone_timed_out) << "a silent peer must be reported as a timeout";
+  if (signal_to_send == SIGSTOP) {
+    EXPECT_TRUE(someone_timed_out) << "a silent peer must be reported as a timeout";
+  }
 }
 
 std::vector<std::string> transports() {
