@@ -9,8 +9,11 @@
 // and tells the peer its cumulative grant. A frame's payload lands in a
 // reused buffer that becomes the Frame handed out. With inflight_bytes set,
 // the peer may also have at most that many bytes in flight towards this end
-// (beyond one frame). Credit messages are transport overhead, like TCP's
-// window updates: not counted in counters().
+// (beyond one frame). The first grant leaves as the link opens, with the
+// default window (16 frames, no byte budget): windows set later hold once
+// the frames granted before them have been taken, as a socket's buffer
+// holds what arrived before its reader slowed. Credit messages are
+// transport overhead, like TCP's window updates: not counted in counters().
 //
 // Sending: post() sends from the caller's memory when the provider can (no
 // local registration needed, and at most iov_limit() parts), else from a
