@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libgloo-dev libfabric-dev rdma-core libibverbs-dev libuv1-dev libssl-dev
+  libgloo-dev libfabric-dev libfabric-bin rdma-core libibverbs-dev libuv1-dev libssl-dev
   iproute2 python3 python3-matplotlib
   clang libclang-rt-14-dev
 )

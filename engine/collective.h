@@ -40,7 +40,8 @@ struct CollectiveSetup {
   DType dtype = DType::kFloat32;
   DeviceKind device = DeviceKind::kCpu;
   std::chrono::milliseconds timeout{60000};
-  LinkFactory* links = nullptr;  // our TCP links
+  LinkFactory* links = nullptr;  // our links (TCP or libfabric: `transport`)
+  TransportChoice transport;     // --transport / --fabric-provider of the run
   std::string bind_host = "127.0.0.1";  // address this rank listens on (for backends with their own transport)
   Store* store = nullptr;        // rendezvous, for backends that bring their own transport
   uint32_t job_id = 0;

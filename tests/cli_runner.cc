@@ -13,7 +13,15 @@
 
 #include <gtest/gtest.h>
 
+#include "tools/process/library_signals.h"
+
 namespace omnib::testing {
+
+namespace {
+// A crash in a test shows to ctest as its signal, not as a library's exit 1
+// and a .btr file in the working directory (tools/process/library_signals.h).
+const bool kSignalsReleased = (release_signals_taken_by_libraries(), true);
+}  // namespace
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

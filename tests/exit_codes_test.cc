@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -62,6 +63,37 @@ TEST(ExitCodes, CtrlCIs130) {
   const int code = wait_for(pid, std::chrono::seconds(30));
   if (code < 0) kill(-pid, SIGKILL), wait_for(pid, std::chrono::seconds(5));
   EXPECT_EQ(code, 130);
+}
+
+// A rank that crashes is reported by its signal and leaves nothing in the
+// working directory, whatever the libraries linked in would do with the
+// signal (tools/process/library_signals.h).
+TEST(ExitCodes, ACrashedRankIsReportedByItsSignalAndLeavesNoFile) {
+  const std::filesystem::path dir = testing::temp_path("cwd");
+  std::filesystem::create_directory(dir);
+  const std::string err_path = testing::temp_path("stderr.txt");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    freopen("/dev/null", "w", stdout);
+    freopen(err_path.c_str(), "w", stderr);
+    execl(OMNIB_BINARY, OMNIB_BINARY, "allreduce", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "1000000",
+          "-w", "0", "--algo", "ring", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the ranks are running
+  std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
+  pid_t rank = -1;
+  children >> rank;
+  ASSERT_GT(rank, 0) << "no rank running";
+  kill(rank, SIGSEGV);
+  const int code = wait_for(pid, std::chrono::seconds(30));
+  if (code < 0) kill(-pid, SIGKILL), wait_for(pid, std::chrono::seconds(5));
+  EXPECT_EQ(code, 1);
+  const std::string err = testing::slurp(err_path);
+  EXPECT_NE(err.find("was killed by signal 11"), std::string::npos) << err;
+  for (const auto& left : std::filesystem::directory_iterator(dir)) ADD_FAILURE() << "left behind: " << left.path();
 }
 
 // `omni-bench allreduce ... | head`: once the reader is gone the whole job

@@ -4,6 +4,8 @@
 // reference exactly. A build without Gloo must still know the names.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <string>
 #include <vector>
 
@@ -61,6 +63,22 @@ INSTANTIATE_TEST_SUITE_P(
         // Each size rebuilds Gloo's algorithm objects on the same context.
         Case{"several_sizes", {"--nodes", "4", "-b", "4K", "-e", "4M", "-f", "32", "--density", "0.05"}, 3}),
     testing::case_name);
+
+// With --transport fabric on a host without a verbs device the Gloo
+// baselines stay on Gloo's TCP transport, and the report says so.
+TEST(GlooTransportChoice, FabricWithoutVerbsStaysOnGloosTcpAndSaysSo) {
+  SKIP_WITHOUT_GLOO();
+  if (!OMNIB_WITH_LIBFABRIC) GTEST_SKIP() << "this build has no libfabric";
+  auto doc = kGloo.run_ok({"--nodes", "2", "-b", "64K", "-e", "64K", "--transport", "fabric", "--fabric-provider",
+                           "tcp"});
+  kGloo.expect_all_correct(doc, 1);
+  const bool verbs_here = std::filesystem::exists("/sys/class/infiniband") &&
+                          !std::filesystem::is_empty("/sys/class/infiniband");
+  for (const auto& r : doc["results"])
+    EXPECT_NE(r["note"].get<std::string>().find(verbs_here ? "Gloo ibverbs transport" : "Gloo TCP transport"),
+              std::string::npos)
+        << r.dump();
+}
 
 // Gloo's bcube returns before its sends to later-step peers have left the
 // buffer; refilled at once (in place, across a sweep of sizes) the peers got

@@ -27,6 +27,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/build_features.h"
 #include "tests/cli_runner.h"
 #include "tools/net/command_runner.h"
 #include "tools/net/emulated_launch.h"
@@ -114,6 +115,7 @@ TEST(EmulatedRankEnv, KeepsNcclOnTheRanksOwnLink) {
     EXPECT_EQ(env["NCCL_NET"], "Socket");
     EXPECT_EQ(env["NCCL_SHM_DISABLE"], "1");
     EXPECT_EQ(env["NCCL_P2P_DISABLE"], "1");
+    EXPECT_EQ(env["FI_TCP_IFACE"], dev);
   }
 }
 
@@ -474,14 +476,17 @@ std::string join(const std::vector<std::string>& v) {
   return out;
 }
 
-TEST(NetEmulation, EveryCpuAlgorithmIsCorrectThroughTheLinksAndNothingIsLeft) {
-  SKIP_UNLESS_EMULATION_WORKS();
-  const auto algos = cpu_algorithms();
+// Runs `algos` (and `extra` arguments) on three emulated ranks at 1 Gbit/s:
+// every one is correct, its links carry about what it counted, and nothing
+// of the emulated network is left.
+void expect_correct_through_the_links(const std::vector<std::string>& algos, const std::vector<std::string>& extra) {
   ASSERT_FALSE(algos.empty());
   const std::string json = temp_path("emulated.json");
-  auto run = spawn_cli({"allreduce", "--net", "emulate", "--link-rate", "1gbit", "--nodes", "3", "-b", "1M", "-e",
-                        "1M", "--density", "0.1", "-n", "2", "-w", "1", "-T", "30", "--algo", join(algos), "-J",
-                        json});
+  std::vector<std::string> args{"allreduce", "--net", "emulate", "--link-rate", "1gbit", "--nodes", "3", "-b", "1M",
+                                "-e", "1M", "--density", "0.1", "-n", "2", "-w", "1", "-T", "30", "--algo",
+                                join(algos), "-J", json};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto run = spawn_cli(args);
   const int code = wait_exit(run.pid, 90);
   ASSERT_EQ(code, 0) << slurp(run.out_path) << slurp(run.err_path);
   EXPECT_TRUE(leftovers_of(run.pid).empty());
@@ -505,6 +510,20 @@ TEST(NetEmulation, EveryCpuAlgorithmIsCorrectThroughTheLinksAndNothingIsLeft) {
       EXPECT_LE(link, 1.3 * wire + 64 * 1024) << r["algo"];
     }
   }
+}
+
+TEST(NetEmulation, EveryCpuAlgorithmIsCorrectThroughTheLinksAndNothingIsLeft) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  expect_correct_through_the_links(cpu_algorithms(), {});
+}
+
+// --transport fabric (libfabric's tcp provider) crosses the same links.
+TEST(NetEmulation, OurAlgorithmsOverFabricAreCorrectThroughTheLinks) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  if (!OMNIB_WITH_LIBFABRIC) GTEST_SKIP() << "this build has no libfabric";
+  expect_correct_through_the_links(
+      {"omni", "ps", "ring", "allgather", "sparcml-split", "sparcml-recdbl", "tree", "oktopk"},
+      {"--transport", "fabric", "--fabric-provider", "tcp"});
 }
 
 // Waits until `owner`'s ranks run inside their namespaces, then `settle` more.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -147,21 +148,50 @@ TEST(RunConfig, LabelsShowWhatIsNotDefault) {
   EXPECT_NE(fast.label().find("emulate 50mbit 5us"), std::string::npos) << fast.label();
 }
 
-// The arguments a configuration names measure exactly that configuration:
-// planned again, they give the same key.
-TEST(RunConfig, AllreduceArgumentsReproduceTheConfiguration) {
-  RunConfig c = emulated();
-  c.aggregators = 0;  // an emulated run plans without a memory or launcher check
+// Plans `c.allreduce_args()` the way `omni-bench allreduce` would.
+Result<RunPlan> plan_again(const RunConfig& c) {
   const auto args = c.allreduce_args();
   CLI::App app;
   AllreduceOptions o;
   bind_allreduce_options(app, o);
   std::vector<std::string> reversed(args.rbegin(), args.rend());
-  ASSERT_NO_THROW(app.parse(reversed));
-  auto plan = plan_allreduce(o, 1, std::nullopt);
+  app.parse(reversed);
+  return plan_allreduce(o, 1, std::nullopt);
+}
+
+// The arguments a configuration names measure exactly that configuration:
+// planned again, they give the same key.
+TEST(RunConfig, AllreduceArgumentsReproduceTheConfiguration) {
+  RunConfig c = emulated();
+  c.aggregators = 0;  // an emulated run plans without a memory or launcher check
+  auto plan = plan_again(c);
   ASSERT_TRUE(plan.is_ok()) << plan.status().message();
   ASSERT_EQ(plan.value().sizes.size(), 1u);
   EXPECT_EQ(plan.value().config(0).key_text(), c.key_text());
+}
+
+// The transport and its libfabric provider are part of the identity, and
+// come back from the arguments (docs/transports.md).
+TEST(RunConfig, TheFabricTransportAndItsProviderTellConfigurationsApart) {
+  if (!fabric_provider_for("tcp").is_ok()) GTEST_SKIP() << fabric_provider_for("tcp").status().message();
+  RunConfig tcp, fabric;
+  tcp.size_bytes = fabric.size_bytes = 4096;
+  fabric.transport = "fabric/tcp;ofi_rxm";
+  EXPECT_NE(tcp.key_text(), fabric.key_text());
+  EXPECT_NE(fabric.label().find("transport fabric/tcp;ofi_rxm"), std::string::npos) << fabric.label();
+  const auto args = fabric.allreduce_args();
+  const std::vector<std::string> provider{"--fabric-provider", "tcp;ofi_rxm"};
+  EXPECT_NE(std::search(args.begin(), args.end(), provider.begin(), provider.end()), args.end());
+  auto plan = plan_again(fabric);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan.value().config(0).key_text(), fabric.key_text());
+  EXPECT_EQ(plan.value().transport.kind, TransportChoice::Kind::kFabric);
+  // The short name is planned as the provider libfabric opens.
+  RunConfig short_name = fabric;
+  short_name.transport = "fabric/tcp";
+  auto planned = plan_again(short_name);
+  ASSERT_TRUE(planned.is_ok()) << planned.status().message();
+  EXPECT_EQ(planned.value().config(0).transport, "fabric/tcp;ofi_rxm");
 }
 
 // docs/json-schema.md lists the identity fields in a table; it must name the

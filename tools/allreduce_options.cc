@@ -69,6 +69,7 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
       ->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);
+  bind_transport_options(cmd, o.transport);
   cmd.add_flag("--profile", o.trace.profile,
                "per algorithm, where the slowest rank's time goes (compute, send, wait, barrier), CPU per wire "
                "byte and, under --net emulate, the link limit: a block under the table and in the JSON");

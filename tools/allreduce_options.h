@@ -15,6 +15,7 @@
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"
 #include "tools/trace/trace_options.h"
+#include "tools/transport_options.h"
 
 namespace omnib {
 
@@ -59,6 +60,7 @@ struct AllreduceOptions {
   std::string encoding_text = "auto";         // --encoding
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
+  TransportOptions transport;   // --transport, --fabric-provider
   TraceOptions trace;           // --profile, --trace, --trace-iters, --trace-buffer
 
   // Which options were on the command line (set by the CLI binding).

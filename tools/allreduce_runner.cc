@@ -107,7 +107,7 @@ class RankRun {
     job_.rank = launch_.rank;
     job_.aggregators = plan_.base.aggregators;
     job_.nodes = plan_.base.nodes;
-    auto met = rendezvous_rank(launch_, plan_.timeout_s);
+    auto met = rendezvous_rank(launch_, plan_.timeout_s, plan_.transport);
     if (!met.is_ok()) return met.status();
     store_server_ = std::move(met.value().server);
     store_ = std::move(met.value().store);
@@ -126,6 +126,7 @@ class RankRun {
     setup.device = plan_.base.device;
     setup.timeout = plan_.timeout();
     setup.links = links_.get();
+    setup.transport = plan_.transport;
     setup.bind_host = launch_.bind_host;
     setup.store = store_.get();
     setup.job_id = job_id_;
@@ -229,6 +230,7 @@ class RankRun {
     ctx.environment["launcher"] = launch_.launcher;
     ctx.environment["rendezvous"] = rendezvous_mode(launch_);
     ctx.environment["barrier_latency_us"] = barrier_latency_us_;
+    ctx.environment["transport"] = links_->describe();
     for (auto& r : reporters_) OMNIB_RETURN_IF_ERROR(r->begin(ctx));
     return Status::ok();
   }

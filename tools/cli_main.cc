@@ -18,6 +18,7 @@
 #include "tools/compare/compare_command.h"
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
+#include "tools/process/library_signals.h"
 #include "tools/sweep/sweep_command.h"
 #include "tools/trace/trace_command.h"
 
@@ -110,6 +111,7 @@ int run_command_line(int argc, char** argv) {
 }  // namespace
 
 int run_omni_bench(int argc, char** argv) {
+  release_signals_taken_by_libraries();  // Ctrl-C and crashes end as docs/exit-codes.md says
   std::set_terminate(on_terminate);
   try {
     return run_command_line(argc, argv);

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 
 #include "tools/build_info.h"
@@ -16,6 +17,8 @@
 #endif
 #if OMNIB_WITH_LIBFABRIC
 #include <rdma/fabric.h>
+
+#include "engine/transport/fabric_provider.h"
 #endif
 
 namespace omnib {
@@ -63,6 +66,24 @@ nlohmann::json build_environment() {
 #endif
   backends["cuda"] = OMNIB_WITH_CUDA ? nlohmann::json(true) : nlohmann::json(nullptr);
   j["backends"] = backends;
+#if OMNIB_WITH_LIBFABRIC
+  // What --transport fabric could use here (docs/transports.md).
+  j["libfabric"] = {{"version", libfabric_version()},
+                    {"providers", offered_providers()},
+                    {"usable_providers", usable_providers()}};
+#else
+  j["libfabric"] = nullptr;
+#endif
+  // The network settings the baselines and libfabric read: NCCL picks its
+  // own network unless NCCL_NET names one.
+  nlohmann::json network = nlohmann::json::object();
+  for (const char* var : {"NCCL_NET", "NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "FI_PROVIDER", "FI_TCP_IFACE",
+                          "FI_VERBS_IFACE", "FI_EFA_IFACE", "FI_OFI_RXM_EAGER_LIMIT",
+                          "FI_OFI_RXM_RX_SIZE"}) {
+    const char* value = std::getenv(var);
+    network[var] = value ? nlohmann::json(value) : nlohmann::json(nullptr);
+  }
+  j["network_environment"] = network;
   return j;
 }
 

@@ -21,7 +21,8 @@ Result<uint32_t> parse_job_id(const std::string& text) {
 
 }  // namespace
 
-Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_s) {
+Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_s,
+                                       const TransportChoice& transport) {
   if (timeout_s < 1 || timeout_s > kMaxWaitTimeout.count())
     return usage_error("--timeout " + std::to_string(timeout_s) + " is outside 1.." +
                        std::to_string(kMaxWaitTimeout.count()) + " seconds");
@@ -54,7 +55,7 @@ Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_
     if (!parsed.is_ok()) return parsed.status();
     met.job_id = parsed.value();
   }
-  auto links = LinkFactory::start(store, rank, world, met.job_id, token, launch.bind_host, timeout);
+  auto links = LinkFactory::start(store, rank, world, met.job_id, token, launch.bind_host, timeout, transport);
   if (!links.is_ok()) return links.status();
   met.links = links.take();
   auto hosts = store_all_gather(store, "hosts", rank, world, host_name());

@@ -1,7 +1,8 @@
 // How one rank meets the others before any collective runs: it connects to
 // the job's store (serving it first when it is rank 0 under an external
-// launcher), learns the job id, opens its link port (published as addr/<rank>),
-// gathers every rank's host name, and times a few barriers.
+// launcher), learns the job id, opens its transport device (TCP or libfabric;
+// its address goes into the store), gathers every rank's host name, and times
+// a few barriers.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ struct RankRendezvous {
 // lasting at most `timeout_s` seconds (-T). Errors: kUsage for a timeout
 // outside 1..kMaxWaitTimeout or a store address this host cannot serve;
 // kTimeout / kUnavailable from the store (a rank missing, or one that
-// failed); kInternal when the store holds a malformed job id.
-Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_s);
+// failed); kUnavailable when the transport cannot open; kInternal when the store holds a malformed job id.
+Result<RankRendezvous> rendezvous_rank(const LaunchEnv& launch, int64_t timeout_s,
+                                       const TransportChoice& transport = {});
 
 }  // namespace omnib

@@ -228,6 +228,10 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
     c.link_rate_bps = net.link.rate_bps;
     c.link_delay_ns = static_cast<uint64_t>(net.link.delay.count());
   }
+  auto transport = resolve_transport(o.transport, net.emulate);
+  if (!transport.is_ok()) return transport.status();
+  plan.transport = transport.take();
+  c.transport = transport_identity(plan.transport);
 
   auto sizes = size_series({o.sizes_text, o.min_bytes_text, o.max_bytes_text, o.step_factor, dtype_size(c.dtype)});
   if (!sizes.is_ok()) return sizes.status();

@@ -18,6 +18,7 @@
 #include "tools/config/run_config.h"
 #include "tools/net/link_shape.h"
 #include "tools/threshold_check.h"
+#include "tools/transport_options.h"
 #include "tools/workloads/workload.h"
 
 namespace omnib {
@@ -38,6 +39,7 @@ struct RunPlan {
   ThresholdOptions thresholds;
   bool emulate = false;
   LinkShape link;  // emulate only
+  TransportChoice transport;  // base.transport names it
   TraceOptions trace;
 
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(int64_t{timeout_s} * 1000); }

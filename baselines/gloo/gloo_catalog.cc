@@ -4,6 +4,15 @@
 
 namespace omnib {
 
+GlooTransport choose_gloo_transport(const TransportChoice& ours, const std::vector<std::string>& verbs_devices) {
+  GlooTransport t;
+  if (ours.kind == TransportChoice::Kind::kFabric && !verbs_devices.empty()) {
+    t.ibverbs = true;
+    t.device = verbs_devices.front();
+  }
+  return t;
+}
+
 const char* gloo_algorithm_name(GlooAlgorithm a) {
   switch (a) {
     case GlooAlgorithm::kRing: return "gloo-ring";

@@ -3,7 +3,23 @@
 // (baselines/unavailable_backends.cc) and their wire-cost models.
 #pragma once
 
+#include <string>
+#include <vector>
+
+#include "engine/transport/transport_device.h"
+
 namespace omnib {
+
+// Which of Gloo's transports the gloo-* baselines take: ibverbs when the run
+// asked for --transport fabric and this host has a verbs device (the first
+// of `verbs_devices`, port 1, GID index 0), else TCP. Every worker must
+// choose alike (the same hardware on every host).
+struct GlooTransport {
+  bool ibverbs = false;
+  std::string device;  // ibverbs only
+  std::string name() const { return ibverbs ? "Gloo ibverbs transport (" + device + ")" : "Gloo TCP transport"; }
+};
+GlooTransport choose_gloo_transport(const TransportChoice& ours, const std::vector<std::string>& verbs_devices);
 
 enum class GlooAlgorithm { kRing, kRingChunked, kHalvingDoubling, kBcube };
 

@@ -21,22 +21,25 @@ std::optional<std::string> gloo_unavailable_reason(const CollectiveSetup& setup)
 Result<std::unique_ptr<Collective>> GlooCollective::create(const CollectiveSetup& setup, GlooAlgorithm which,
                                                            GlooAlgorithmFactory factory) {
   const int base = which == GlooAlgorithm::kBcube ? gloo_bcube_base(setup.job.nodes) : 2;
+  const GlooTransport transport = choose_gloo_transport(setup.transport, gloo_verbs_devices());
   std::shared_ptr<gloo::Context> context;
   if (setup.job.is_worker()) {
     // Workers create collectives in the same order, so the n-th Gloo
     // context of every worker meets under the same tag.
     static std::atomic<int> contexts_created{0};
     const std::string tag = std::string(gloo_algorithm_name(which)) + "#" + std::to_string(contexts_created++);
-    auto connected = connect_gloo_context(setup, tag, base);
+    auto connected = connect_gloo_context(setup, tag, base, transport);
     if (!connected.is_ok()) return connected.status();
     context = connected.take();
   }
-  return std::unique_ptr<Collective>(new GlooCollective(setup, which, std::move(factory), std::move(context), base));
+  return std::unique_ptr<Collective>(
+      new GlooCollective(setup, which, std::move(factory), std::move(context), base, transport));
 }
 
 GlooCollective::GlooCollective(const CollectiveSetup& setup, GlooAlgorithm which, GlooAlgorithmFactory factory,
-                               std::shared_ptr<gloo::Context> context, int base)
+                               std::shared_ptr<gloo::Context> context, int base, GlooTransport transport)
     : job_(setup.job),
+      transport_(std::move(transport)),
       which_(which),
       factory_(std::move(factory)),
       context_(std::move(context)),
@@ -88,11 +91,11 @@ Status GlooCollective::allreduce(const TensorView& in, const TensorView& out) {
 }
 
 std::string GlooCollective::wire_note() const {
-  return "Gloo's TCP transport does not expose byte counters; see the model column";
+  return transport_.name() + " does not expose byte counters; see the model column";
 }
 
 std::string GlooCollective::run_note() const {
-  std::string note = "Gloo TCP transport";
+  std::string note = transport_.name();
   if (which_ == GlooAlgorithm::kBcube) {
     note += ", base " + std::to_string(base_);
     if (gloo_bcube_needs_barrier(job_.nodes)) note += ", then an all-to-all barrier (timed) so the buffer is free";

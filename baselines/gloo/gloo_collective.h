@@ -16,6 +16,7 @@
 #include <gloo/types.h>
 
 #include "baselines/gloo/gloo_catalog.h"
+#include "baselines/gloo/gloo_context.h"
 #include "baselines/gloo/gloo_cost_model.h"
 #include "engine/collective.h"
 
@@ -48,10 +49,11 @@ class GlooCollective final : public Collective {
 
  private:
   GlooCollective(const CollectiveSetup& setup, GlooAlgorithm which, GlooAlgorithmFactory factory,
-                 std::shared_ptr<gloo::Context> context, int base);
+                 std::shared_ptr<gloo::Context> context, int base, GlooTransport transport);
   Status bind(const TensorView& out);
 
   JobLayout job_;
+  GlooTransport transport_;
   GlooAlgorithm which_;
   GlooAlgorithmFactory factory_;
   std::shared_ptr<gloo::Context> context_;  // null on aggregator ranks

@@ -5,7 +5,11 @@
 
 #include <gloo/common/error.h>
 #include <gloo/rendezvous/context.h>
+#include <gloo/config.h>
 #include <gloo/transport/tcp/device.h>
+#if GLOO_HAVE_TRANSPORT_IBVERBS
+#include <gloo/transport/ibverbs/device.h>
+#endif
 
 namespace omnib {
 namespace {
@@ -57,16 +61,30 @@ Status run_gloo_guarded(const std::string& what, const std::function<void()>& fn
   }
 }
 
+std::vector<std::string> gloo_verbs_devices() {
+#if GLOO_HAVE_TRANSPORT_IBVERBS
+  return gloo::transport::ibverbs::getDeviceNames();
+#else
+  return {};
+#endif
+}
+
 Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetup& setup, const std::string& tag,
-                                                            int base) {
+                                                            int base, const GlooTransport& transport) {
   if (setup.store == nullptr) return internal_error("Gloo baselines need setup.store for their rendezvous");
   const int rank = setup.job.rank;
   GlooStoreAdapter store(*setup.store, "gloo/" + std::to_string(setup.job_id) + "/" + tag + "/");
   std::shared_ptr<gloo::rendezvous::Context> context;
-  Status s = run_gloo_guarded("connecting the Gloo context '" + tag + "' on " + setup.bind_host, [&] {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = setup.bind_host;
-    auto device = gloo::transport::tcp::CreateDevice(attr);
+  Status s = run_gloo_guarded("connecting the Gloo context '" + tag + "' over the " + transport.name(), [&] {
+    std::shared_ptr<gloo::transport::Device> device;
+#if GLOO_HAVE_TRANSPORT_IBVERBS
+    if (transport.ibverbs) device = gloo::transport::ibverbs::CreateDevice({transport.device, 1, 0});
+#endif
+    if (!device) {
+      gloo::transport::tcp::attr attr;
+      attr.hostname = setup.bind_host;
+      device = gloo::transport::tcp::CreateDevice(attr);
+    }
     context = std::make_shared<gloo::rendezvous::Context>(rank, setup.job.nodes, base);
     context->setTimeout(setup.timeout);
     context->connectFullMesh(store, device);

@@ -1,6 +1,7 @@
 // What every Gloo baseline shares: Gloo's rendezvous over our Store, a
-// full-mesh Gloo context over Gloo's own TCP transport, and the translation of
-// Gloo's exceptions into Status values.
+// full-mesh Gloo context over one of Gloo's own transports (TCP, or ibverbs
+// with --transport fabric where a verbs device exists), and the translation
+// of Gloo's exceptions into Status values.
 #pragma once
 
 #include <chrono>
@@ -14,6 +15,7 @@
 #include <gloo/context.h>
 #include <gloo/rendezvous/store.h>
 
+#include "baselines/gloo/gloo_catalog.h"
 #include "engine/bootstrap/store.h"
 #include "engine/collective.h"
 #include "engine/status.h"
@@ -46,14 +48,17 @@ class GlooStoreAdapter final : public gloo::rendezvous::Store {
   Status first_failure_;
 };
 
+// The verbs devices Gloo sees on this host.
+std::vector<std::string> gloo_verbs_devices();
+
 // Connects the worker ranks [0, setup.job.nodes) into one Gloo context over
-// Gloo's TCP transport, listening on setup.bind_host, with setup.timeout for
+// `transport` (TCP listens on setup.bind_host), with setup.timeout for
 // every Gloo wait. `tag` names this context's keys in the store (every worker
 // passes the same tag, and a tag is used once per job). `base` is the group
 // size AllreduceBcube reads from the context. Blocks until every worker has
 // connected; call only on worker ranks.
 Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetup& setup, const std::string& tag,
-                                                            int base);
+                                                            int base, const GlooTransport& transport);
 
 // Runs `fn`, turning whatever Gloo throws into a Status naming `what`:
 // kTimeout for Gloo's I/O timeouts, kUnavailable otherwise. (The harness

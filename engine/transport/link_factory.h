@@ -1,21 +1,15 @@
-// Builds the links a collective asks for. Every rank listens on one TCP port
-// (published in the store as addr/<rank>); a collective names its links as
-// (dialer, acceptor) pairs and every rank calls establish() with the same list,
-// in the same order. Links from a rank to itself become in-process pairs.
-//
-// Every link opens with a challenge and a hello that proves the job token
-// (link_hello.h). Anyone may connect to the port: a connection that fails
-// its hello (another job, random bytes, a bad proof, silence past the
-// timeout) is closed and counted, logged once on stderr, and establish()
-// keeps waiting for the real peer. Hellos are read concurrently, so a silent
-// stranger holds up nobody.
+// Builds the links a collective asks for. A collective names its links as
+// (dialer, acceptor) pairs and every rank calls establish() with the same
+// list, in the same order; each call is a numbered plan. Links from a rank to
+// itself become in-process pairs; the others come from this rank's transport
+// device (transport_device.h: TCP by default, or libfabric), which opens
+// every link with a hello that proves the job token and turns strangers away.
 //
 // Threads: one thread (the harness's) calls establish(); the links it
-// returns follow the Connection rules.
+// returns follow the Connection rules. The factory must outlive them.
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,8 +18,7 @@
 #include "engine/bootstrap/job_token.h"
 #include "engine/bootstrap/store.h"
 #include "engine/transport/connection.h"
-#include "engine/transport/link_hello.h"
-#include "engine/transport/socket_util.h"
+#include "engine/transport/transport_device.h"
 
 namespace omnib {
 
@@ -48,13 +41,14 @@ struct LinkSet {
 
 class LinkFactory {
  public:
-  // Listens on bind_host (port 0) and publishes the address under addr/<rank>.
-  // `token` is the job's secret (JobToken::unauthenticated() without one);
-  // every rank of the job must pass the same one.
+  // Opens this rank's device for `transport` (its address goes into the
+  // store). `token` is the job's secret (JobToken::unauthenticated() without
+  // one); every rank of the job must pass the same one. Errors are those of
+  // open_transport_device.
   static Result<std::unique_ptr<LinkFactory>> start(Store& store, int rank, int world, uint32_t job_id,
                                                     const JobToken& token, const std::string& bind_host,
-                                                    std::chrono::milliseconds timeout);
-  ~LinkFactory();
+                                                    std::chrono::milliseconds timeout,
+                                                    const TransportChoice& transport = {});
 
   // Blocks until every link of `specs` that involves this rank is up, or
   // fails: kTimeout when `timeout` passes (counted from the call), or
@@ -66,69 +60,37 @@ class LinkFactory {
   int world() const { return world_; }
   uint32_t job_id() const { return job_id_; }
   std::chrono::milliseconds timeout() const { return timeout_; }
-  // Connections to the link port closed because they failed the hello.
-  uint64_t rejected_connections() const { return rejected_; }
-
-  // At most this many accepted connections wait for their hello at once; a
-  // newer one pushes out the oldest (real peers answer within milliseconds).
-  static constexpr size_t kMaxPendingHellos = 1024;
+  // Connections turned away: those that failed their hello, and authentic
+  // ones for a plan already built.
+  uint64_t rejected_connections() const { return device_->rejected_connections() + stale_; }
+  // The transport, for the run's header.
+  std::string describe() const { return device_->describe(); }
 
  private:
-  // An accepted connection whose hello has not been read yet. Kept across
-  // establish() calls: a peer may already be dialing for the next plan.
-  struct PendingHello {
-    int fd;
-    Nonce nonce;
-    OpeningFrameReader reader;
-    SteadyClock::time_point expires;
-  };
-  // A link this rank dials, waiting for the acceptor's challenge.
-  struct Outgoing {
-    size_t link_id;
-    int peer;
-    int fd;
-    OpeningFrameReader reader;
-  };
   struct EarlyArrival {
     int dialer;
     std::unique_ptr<Connection> conn;
   };
   struct Plan;
 
-  LinkFactory(Store& store, int rank, int world, uint32_t job_id, const JobToken& token, int listen_fd,
+  LinkFactory(std::unique_ptr<TransportDevice> device, int rank, int world, uint32_t job_id,
               std::chrono::milliseconds timeout)
-      : store_(store), rank_(rank), world_(world), job_id_(job_id), token_(token), listen_fd_(listen_fd),
-        timeout_(timeout) {}
+      : device_(std::move(device)), rank_(rank), world_(world), job_id_(job_id), timeout_(timeout) {}
 
-  Result<int> dial_peer(int acceptor, SteadyClock::time_point deadline);
-  // Accepts every waiting connection and sends it a challenge. False when
-  // accepting failed for another reason than "none left" (out of descriptors).
-  bool accept_pending();
-  // Reads the challenge once it is all there and answers with the hello;
-  // then out.fd belongs to the new link (and is -1 in `out`).
-  Status answer_challenge(Outgoing& out, Plan& plan);
-  // Reads what has come of p's hello. `finished`: p's descriptor is closed
-  // (a stranger) or handed on (a link now or for a later plan). An error is
-  // a rank of this job breaking the plan.
-  Status read_hello(PendingHello& p, Plan& plan, bool& finished);
+  // Puts an opened link where it belongs: this plan, a later one, or away.
+  Status place(Plan& plan, OpenedLink link);
   // Puts an authenticated link into the plan if the plan expects it from `dialer`.
   Status take(Plan& plan, uint32_t link_id, int dialer, std::unique_ptr<Connection> conn);
-  // Closes, counts and (the first time) logs a connection that failed its hello.
-  void reject(int fd, const std::string& why);
 
-  Store& store_;
+  std::unique_ptr<TransportDevice> device_;
   int rank_;
   int world_;
   uint32_t job_id_;
-  JobToken token_;
-  int listen_fd_;
   std::chrono::milliseconds timeout_;
   uint32_t next_plan_ = 0;
-  std::map<int, SocketAddress> peer_addresses_;
-  std::deque<PendingHello> pending_;
-  // Connections whose hello named a later plan than the one being built.
+  // Links whose hello named a later plan than the one being built.
   std::map<std::pair<uint32_t, uint32_t>, EarlyArrival> early_arrivals_;
-  uint64_t rejected_ = 0;
+  uint64_t stale_ = 0;
 };
 
 }  // namespace omnib

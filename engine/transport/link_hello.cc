@@ -54,11 +54,24 @@ bool hello_proves_token(const JobToken& token, const HelloClaim& claim, const wi
                                         bytes_of_value(acceptor32), bytes_of(nonce)});
 }
 
+size_t opening_payload_size(wire::FrameType t) {
+  return t == wire::FrameType::kHello ? sizeof(wire::HelloPayload) : sizeof(wire::ChallengePayload);
+}
+
+Status check_opening_header(const wire::FrameHeader& h, wire::FrameType expected, uint32_t job_id) {
+  if (h.magic != wire::kMagic) return unavailable_error("bad magic (not an omni-bench peer)");
+  if (h.version != wire::kVersion)
+    return unavailable_error("wire version " + std::to_string(h.version) + ", this build speaks " +
+                             std::to_string(wire::kVersion));
+  if (h.job_id != job_id) return unavailable_error("job id " + std::to_string(h.job_id) + " of another job");
+  if (h.type != static_cast<uint16_t>(expected) || h.length != opening_payload_size(expected))
+    return unavailable_error("opening frame of type " + std::to_string(h.type) + " and length " +
+                             std::to_string(h.length));
+  return Status::ok();
+}
+
 OpeningFrameReader::OpeningFrameReader(wire::FrameType expected, uint32_t job_id)
-    : expected_(expected),
-      job_id_(job_id),
-      payload_size_(expected == wire::FrameType::kHello ? sizeof(wire::HelloPayload)
-                                                        : sizeof(wire::ChallengePayload)) {}
+    : expected_(expected), job_id_(job_id), payload_size_(opening_payload_size(expected)) {}
 
 Status OpeningFrameReader::read_available(int fd) {
   while (!done()) {
@@ -73,15 +86,7 @@ Status OpeningFrameReader::read_available(int fd) {
       return unavailable_error(std::string("receive failed: ") + std::strerror(errno));
     }
     have_ += static_cast<size_t>(r);
-    if (have_ != sizeof(header_)) continue;
-    if (header_.magic != wire::kMagic) return unavailable_error("bad magic (not an omni-bench peer)");
-    if (header_.version != wire::kVersion)
-      return unavailable_error("wire version " + std::to_string(header_.version) + ", this build speaks " +
-                               std::to_string(wire::kVersion));
-    if (header_.job_id != job_id_) return unavailable_error("job id " + std::to_string(header_.job_id) + " of another job");
-    if (header_.type != static_cast<uint16_t>(expected_) || header_.length != payload_size_)
-      return unavailable_error("opening frame of type " + std::to_string(header_.type) + " and length " +
-                               std::to_string(header_.length));
+    if (have_ == sizeof(header_)) OMNIB_RETURN_IF_ERROR(check_opening_header(header_, expected_, job_id_));
   }
   return Status::ok();
 }

@@ -1,4 +1,4 @@
-// The two frames that open every TCP link (docs/wire-format.md, "Links"):
+// The two frames that open every link (docs/wire-format.md, "Links"):
 // the acceptor sends a challenge with a fresh nonce; the dialer answers with
 // a hello naming its rank and the link and proving the job token over that
 // nonce. Nothing else is read from a connection before its hello checks out.
@@ -28,6 +28,13 @@ std::string hello_frame(const JobToken& token, const HelloClaim& claim, int acce
 // True when `payload`'s MAC proves `token` for this claim, acceptor and nonce.
 bool hello_proves_token(const JobToken& token, const HelloClaim& claim, const wire::HelloPayload& payload,
                         int acceptor, const Nonce& nonce);
+
+// Checks the header of an opening frame before its payload is looked at:
+// magic, version, job id, and the expected type with its exact length.
+Status check_opening_header(const wire::FrameHeader& h, wire::FrameType expected, uint32_t job_id);
+
+// The payload size of an opening frame of type `t` (a challenge or a hello).
+size_t opening_payload_size(wire::FrameType t);
 
 // Reads one opening frame (a challenge or a hello) from a non-blocking
 // socket as its bytes arrive; never reads past it. The header is checked

@@ -7,6 +7,7 @@
 #include "tools/config/json_fields.h"
 #include "tools/net/link_shape.h"
 #include "tools/size_parse.h"
+#include "tools/transport_options.h"
 
 namespace omnib {
 namespace {
@@ -169,7 +170,8 @@ std::vector<std::string> RunConfig::allreduce_args() const {
     a.insert(a.end(), {"--net", "emulate", "--link-rate", std::to_string(link_rate_bps) + "bit", "--link-delay",
                        std::to_string(link_delay_ns) + "ns"});
   }
-  if (transport != "tcp") a.insert(a.end(), {"--transport", transport});
+  const std::vector<std::string> how = transport_args(transport);
+  a.insert(a.end(), how.begin(), how.end());
   a.insert(a.end(), {"--shard-layout", shard_layout, "--encoding", encoding});
   return a;
 }

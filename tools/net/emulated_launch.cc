@@ -58,12 +58,14 @@ std::vector<std::pair<std::string, std::string>> emulated_rank_env(const NetPlan
   const std::string& dev = plan.ranks[static_cast<size_t>(rank)].rank_dev;
   // NCCL must cross the shaped link like every other algorithm: its socket
   // transport on exactly this device, never shared memory, GPU peer access
-  // or InfiniBand between ranks of this one machine.
+  // or InfiniBand between ranks of this one machine. So must libfabric's
+  // tcp provider (--transport fabric); shm is refused under emulation.
   return {{kLinkDeviceVar, dev},
           {"NCCL_SOCKET_IFNAME", "=" + dev},
           {"NCCL_NET", "Socket"},
           {"NCCL_SHM_DISABLE", "1"},
-          {"NCCL_P2P_DISABLE", "1"}};
+          {"NCCL_P2P_DISABLE", "1"},
+          {"FI_TCP_IFACE", dev}};
 }
 
 int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape) {

@@ -53,6 +53,8 @@ Status TableReporter::begin(const RunContext& context) {
                env.contains("hosts") ? env["hosts"].dump().c_str() : "?");
   std::fprintf(out_, "# rendezvous: %s; start-up barrier median %.1f us\n", env.value("rendezvous", "?").c_str(),
                env.value("barrier_latency_us", 0.0));
+  if (env.contains("transport"))
+    std::fprintf(out_, "# transport of our algorithms: %s\n", env.value("transport", "?").c_str());
   std::fprintf(out_, "# times are per iteration, max over ranks; busbw uses the dense convention algbw*2(n-1)/n;\n");
   std::fprintf(out_, "# wire = measured bytes sent per iteration by the busiest rank, model = analytic bytes;\n");
   std::fprintf(out_, "# cpu/B = CPU time of all ranks per wire byte; every call's output is poisoned and checked;\n");
