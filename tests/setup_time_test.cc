@@ -79,7 +79,9 @@ TEST(SetupTimeEndToEnd, EveryRecordAndTheTableCarryIt) {
     ASSERT_TRUE(rec.contains("setup_us")) << algo;
     const double us = rec["setup_us"].get<double>();
     EXPECT_GT(us, 0) << algo;
-    if (setup.count(algo)) EXPECT_EQ(us, setup[algo]) << algo << ": one set-up per run";
+    if (setup.count(algo)) {
+      EXPECT_EQ(us, setup[algo]) << algo << ": one set-up per run";
+    }
     setup[algo] = us;
   }
   EXPECT_EQ(setup.size(), 4u);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/config/json_fields.h"
+#include "tools/net/link_shaper.h"
 
 namespace omnib {
 
@@ -181,7 +182,12 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
   out.link_limit.reset();
   if (out.link_sent_per_rank_max && f.config.link_rate_bps > 0 && out.time_us.median > 0) {
     LinkLimit limit;
-    limit.limit_us = *out.link_sent_per_rank_max * 8 / static_cast<double>(f.config.link_rate_bps) * 1e6;
+    // The shaper's bucket lets its burst through at once after the barrier's
+    // idle time, so the link allows the call that much less than bytes/rate:
+    // a call can never beat this limit.
+    const double burst = static_cast<double>(token_bucket_for(f.config.link_rate_bps, LinkEnd::kRank).burst_bytes);
+    const double shaped = std::max(0.0, *out.link_sent_per_rank_max - burst);
+    limit.limit_us = shaped * 8 / static_cast<double>(f.config.link_rate_bps) * 1e6;
     limit.of_limit = limit.limit_us / out.time_us.median;
     out.link_limit = limit;
   }
