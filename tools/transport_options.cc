@@ -1,11 +1,8 @@
 #include "tools/transport_options.h"
 
+#include "tools/config/transport_identity.h"
+
 namespace omnib {
-namespace {
-
-constexpr const char* kFabricPrefix = "fabric/";
-
-}  // namespace
 
 void bind_transport_options(CLI::App& cmd, TransportOptions& o) {
   cmd.add_option("--transport", o.transport,
@@ -38,14 +35,7 @@ Result<TransportChoice> resolve_transport(const TransportOptions& o, bool emulat
 }
 
 std::string transport_identity(const TransportChoice& choice) {
-  return choice.kind == TransportChoice::Kind::kTcp ? "tcp" : kFabricPrefix + choice.provider;
-}
-
-std::vector<std::string> transport_args(const std::string& identity) {
-  if (identity == "tcp") return {};
-  if (identity.rfind(kFabricPrefix, 0) == 0)
-    return {"--transport", "fabric", "--fabric-provider", identity.substr(std::string(kFabricPrefix).size())};
-  return {"--transport", identity};
+  return choice.kind == TransportChoice::Kind::kTcp ? "tcp" : fabric_transport_identity(choice.provider);
 }
 
 }  // namespace omnib

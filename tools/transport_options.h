@@ -28,8 +28,8 @@ void bind_transport_options(CLI::App& cmd, TransportOptions& o);
 Result<TransportChoice> resolve_transport(const TransportOptions& o, bool emulate);
 
 // The configuration's `transport` identity value: "tcp", or "fabric/" and
-// the provider ("fabric/tcp;ofi_rxm"); and back to command-line arguments.
+// the provider ("fabric/tcp;ofi_rxm"); back to command-line arguments with
+// transport_args (tools/config/transport_identity.h).
 std::string transport_identity(const TransportChoice& choice);
-std::vector<std::string> transport_args(const std::string& identity);
 
 }  // namespace omnib

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "tools/config/json_fields.h"
+#include "tools/config/transport_identity.h"
 #include "tools/net/link_shape.h"
 #include "tools/size_parse.h"
-#include "tools/transport_options.h"
 
 namespace omnib {
 namespace {
