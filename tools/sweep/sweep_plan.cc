@@ -122,7 +122,8 @@ Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
 
 std::set<std::string> finished_keys(const std::vector<ResultRecord>& records) {
   std::set<std::string> keys;
-  for (const auto& r : records) keys.insert(r.algo + "|" + r.config.key_text());
+  for (const auto& r : records)
+    if (!r.duration || r.duration->complete) keys.insert(r.algo + "|" + r.config.key_text());
   return keys;
 }
 
