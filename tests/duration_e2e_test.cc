@@ -66,12 +66,14 @@ TEST(DurationRun, RunsForItsTimeWithTheSameCallsForEveryAlgorithm) {
 
 TEST(DurationRun, ARunOfFixedCallsHasAResourcesBlockToo) {
   const std::string path = testing::temp_path("fixed.json");
-  auto r = testing::run_cli({"allreduce", "--nodes", "2", "--algo", "ring", "--sizes", "4K", "-n", "50", "-w", "2",
+  auto r = testing::run_cli({"allreduce", "--nodes", "2", "--algo", "ring", "--sizes", "4K,1M", "-n", "50", "-w", "2",
                              "-T", "30", "-J", path},
                             {}, 60);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = testing::read_json(path);
-  EXPECT_EQ(doc["resources"]["calls"], 50u);  // counted from the first timed call
+  // Counted from the first timed call of the last size: each size starts
+  // afresh, so the pages 1M touches beyond 4K are not growth.
+  EXPECT_EQ(doc["resources"]["calls"], 50u);
   EXPECT_FALSE(doc["results"][0].contains("duration"));
   // Sampled before any rank could leave and close its store connection.
   EXPECT_EQ(doc["resources"]["roles"]["launcher"]["growth"]["fds"]["change"], 0) << doc["resources"].dump(1);

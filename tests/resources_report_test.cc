@@ -137,6 +137,26 @@ TEST(RunResources, CountsCallsFromTheFirstTimedCallAndReportsTheLauncher) {
   EXPECT_TRUE(report.note.empty());
 }
 
+TEST(RunResources, ANewSizeStartsAfresh) {
+  RunResources run(1, 1, 0);
+  ASSERT_TRUE(run.start().is_ok());
+  for (int i = 0; i < 5; ++i) run.count_call();
+  std::vector<char> touched(8 << 20, 1);  // what a larger size needs
+  run.restart();
+  run.count_call();  // a warm-up of the new size: not counted
+  ASSERT_TRUE(run.start().is_ok());
+  run.count_call();
+  auto mine = run.mine();
+  ASSERT_TRUE(mine.is_ok()) << mine.status().message();
+  EXPECT_EQ(mine.value().calls, 1u);
+  EXPECT_EQ(mine.value().role, kAggregatorRole);
+  EXPECT_LT(std::llabs(static_cast<int64_t>(mine.value().end.rss_bytes) -
+                       static_cast<int64_t>(mine.value().start.rss_bytes)),
+            int64_t{4} << 20)
+      << "the 8 MiB touched before the restart counted as growth";
+  EXPECT_EQ(touched[123], 1);
+}
+
 TEST(RunResources, WithoutALauncherTheNoteSaysWhoServesTheStore) {
   RunResources run(0, 1, 0);
   ASSERT_TRUE(run.start().is_ok());

@@ -337,6 +337,7 @@ class RankRun {
     if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(t.host_in));
     for (auto& s : slots_) s.samples = RankSamples(plan_.repeat);
     if (link_meter_) link_meter_->reset();
+    resources_->restart();
     std::vector<DurationTally> tallies;  // --duration
     if (plan_.duration) {
       const double share_s = std::chrono::duration<double>(plan_.run_budget()).count() * plan_.repeat;

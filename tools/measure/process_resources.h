@@ -54,6 +54,8 @@ class ResourceWatch {
   // Takes the start sample (again, if called again).
   Status start();
   bool started() const { return start_.has_value(); }
+  // Forgets the start sample: the next start() or report() takes a new one.
+  void reset() { start_.reset(); }
   // The start sample (taken now if start() was not called) and a fresh one;
   // `calls`: collective calls since start().
   Result<ProcessResources> report(uint64_t calls);

@@ -23,6 +23,13 @@ Status RunResources::start() {
   return Status::ok();
 }
 
+void RunResources::restart() {
+  self_.reset();
+  if (launcher_) launcher_->reset();
+  launcher_latest_.reset();
+  calls_ = 0;
+}
+
 Result<ProcessResources> RunResources::mine() { return self_.report(calls_); }
 
 void RunResources::update(std::vector<ProcessResources> ranks) { ranks_ = std::move(ranks); }

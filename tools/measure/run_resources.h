@@ -1,5 +1,7 @@
 // The resources of one run as a rank sees them: each rank watches its own
-// process from its first timed call on and counts its collective calls;
+// process from the first timed call of the size in progress on (each size
+// starts afresh, so that the memory a larger size needs is not growth) and
+// counts its collective calls;
 // rank 0 also watches the local launcher (the process serving the store,
 // read through /proc/<pid>) and keeps every rank's latest report, from which
 // it makes the run's "resources" block (resources_report.h).
@@ -24,8 +26,11 @@ class RunResources {
   RunResources(int rank, int nodes, int launcher_pid);
 
   // At the first timed call: takes the start samples (this process; on rank
-  // 0 the launcher's too). Later calls do nothing.
+  // 0 the launcher's too). Later calls do nothing until restart().
   Status start();
+  // A new size begins: the next start() takes new start samples, and calls
+  // count from there.
+  void restart();
   // One collective call made (counted from start()).
   void count_call() {
     if (self_.started()) ++calls_;
