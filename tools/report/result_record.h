@@ -137,6 +137,10 @@ struct ResultRecord {
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
   std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
+
+  // False for a --duration checkpoint of a configuration that was still
+  // running: its calls so far, not the measurement asked for.
+  bool finished() const { return !duration || duration->complete; }
 };
 
 nlohmann::json to_json(const ResultRecord& r);
