@@ -142,6 +142,12 @@ def result_file():
     write("result_file", "truncated", json.dumps(doc).encode()[:200])
     zero = dict(record, time_us=dict(record["time_us"], median=0))
     write("result_file", "zero_median", json.dumps({"schema_version": 2, "results": [zero]}).encode())
+    # A --duration checkpoint: the run was still going (complete false).
+    soak = dict(record, duration={"requested_s": 60, "elapsed_s": 30.5, "timed_calls": 40000, "complete": False,
+                                  "percentiles_exact": False, "percentile_error": 0.0028})
+    soak["config"] = dict(config, encoding="auto")
+    write("result_file", "duration_checkpoint",
+          json.dumps({"schema_version": 4, "complete": False, "results": [soak]}).encode())
 
 
 def store_protocol():

@@ -44,10 +44,14 @@ std::string temp_path(const std::string& name) {
   return path;
 }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env, int limit_seconds) {
+std::string omni_bench_binary() {
   // OMNIB_TEST_BINARY: the build was moved (e.g. carried to the GPU machine).
   const char* moved = std::getenv("OMNIB_TEST_BINARY");
-  return run_binary(moved ? moved : OMNIB_BINARY, args, env, limit_seconds);
+  return moved ? moved : OMNIB_BINARY;
+}
+
+CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env, int limit_seconds) {
+  return run_binary(omni_bench_binary(), args, env, limit_seconds);
 }
 
 std::string sabotage_binary() {

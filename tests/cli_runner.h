@@ -24,6 +24,9 @@ CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::s
 CliResult run_binary(const std::string& binary, const std::vector<std::string>& args,
                      const std::vector<std::string>& env = {}, int limit_seconds = 120);
 
+// The omni-bench binary run_cli runs.
+std::string omni_bench_binary();
+
 // The omni-bench build with deliberately broken algorithms (tests/sabotage/).
 std::string sabotage_binary();
 

@@ -90,5 +90,33 @@ TEST_F(LaunchEnvToken, TimeoutsThatOverflowAreRefused) {
   }
 }
 
+// A rank the local launcher started learns the launcher's process id, so
+// that rank 0 can report the store's process in the resources block.
+class LocalLaunchEnv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    setenv("OMNI_BENCH_RANK", "0", 1);
+    setenv("OMNI_BENCH_WORLD_SIZE", "2", 1);
+    setenv("OMNI_BENCH_STORE", "127.0.0.1:29999", 1);
+  }
+  void TearDown() override {
+    for (const char* v : {"OMNI_BENCH_RANK", "OMNI_BENCH_WORLD_SIZE", "OMNI_BENCH_STORE", "OMNI_BENCH_LAUNCHER_PID"})
+      unsetenv(v);
+  }
+};
+
+TEST_F(LocalLaunchEnv, TheLauncherPidIsReadAndCheckedIfGiven) {
+  EXPECT_EQ(detect_launch_env().value()->launcher_pid, 0);
+  setenv("OMNI_BENCH_LAUNCHER_PID", "4242", 1);
+  EXPECT_EQ(detect_launch_env().value()->launcher_pid, 4242);
+  for (const char* bad : {"0", "-3", "12x", "99999999999"}) {
+    setenv("OMNI_BENCH_LAUNCHER_PID", bad, 1);
+    auto env = detect_launch_env();
+    ASSERT_FALSE(env.is_ok()) << bad;
+    EXPECT_EQ(env.status().code(), Code::kUsage);
+    EXPECT_NE(env.status().message().find("OMNI_BENCH_LAUNCHER_PID"), std::string::npos) << env.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace omnib

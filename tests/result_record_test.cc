@@ -1,6 +1,7 @@
 // Result records (tools/report/result_record.h): the --profile and link
-// limit fields of schema 3 and the set-up time round-trip, older schemas
-// still load, and docs/json-schema.md describes the schema the code writes.
+// limit fields of schema 3, the set-up time and the --duration block
+// round-trip, older schemas still load, and docs/json-schema.md describes the
+// schema the code writes.
 #include "tools/report/result_record.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <fstream>
 #include <regex>
 #include <set>
+
+#include "tools/measure/time_tally.h"
 
 namespace omnib {
 namespace {
@@ -52,6 +55,7 @@ ResultRecord full_record() {
   p.slowest_rank = 2;
   p.dropped_events = 9;
   r.profile = p;
+  r.duration = DurationOutcome{60, 60.4, 123456, false, false};
   r.speedup_vs = {{"ring", 2.0}};
   r.note = "a note";
   return r;
@@ -79,6 +83,22 @@ TEST(ResultRecord, ProfileLinkLimitAndSetupTimeRoundTrip) {
   auto bad = record_from_json(j, kSchemaVersion, nullptr);
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.status().message().find("'wait'"), std::string::npos) << bad.status().message();
+}
+
+TEST(ResultRecord, DurationRoundTrips) {
+  const json j = to_json(full_record());
+  EXPECT_EQ(j["duration"]["percentile_error"], TimeTally::kPercentileError);
+  auto back = record_from_json(j, kSchemaVersion, nullptr);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  ASSERT_TRUE(back.value().duration);
+  const DurationOutcome& d = *back.value().duration;
+  EXPECT_EQ(d.timed_calls, 123456u);
+  EXPECT_DOUBLE_EQ(d.elapsed_s, 60.4);
+  EXPECT_FALSE(d.complete);
+  EXPECT_FALSE(d.percentiles_exact);
+  json bad = j;
+  bad["duration"]["complete"] = "no";
+  EXPECT_NE(record_from_json(bad, kSchemaVersion, nullptr).status().message().find("complete"), std::string::npos);
 }
 
 TEST(ResultRecord, SchemaTwoRecordsLoadWithoutProfiles) {

@@ -140,6 +140,25 @@ TEST(SweepPlan, ResumeDropsOnlyFinishedConfigurations) {
   EXPECT_EQ(points[0].todo, (std::vector<uint64_t>{2048}));
 }
 
+// A --duration checkpoint of a configuration still running is not
+// finished: the resume runs it again and drops the partial records.
+TEST(SweepPlan, ResumeRunsACheckpointedConfigurationAgain) {
+  SweepLists l;
+  l.size_args = {"--sizes", "1K,2K"};
+  l.algos = {"omni"};
+  auto points = expand_ok(l);
+  ASSERT_EQ(points.size(), 1u);
+  std::vector<ResultRecord> existing = {finished(points[0], 0, "omni"), finished(points[0], 1, "omni")};
+  existing[0].duration = DurationOutcome{60, 60.1, 5000, true, true};
+  existing[1].duration = DurationOutcome{60, 20.0, 1700, false, true};
+  EXPECT_EQ(drop_finished(points, finished_keys(existing)), 1u);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].todo, (std::vector<uint64_t>{2048}));
+  EXPECT_EQ(drop_unfinished(existing), 1u);
+  ASSERT_EQ(existing.size(), 1u);
+  EXPECT_EQ(existing[0].config.size_bytes, 1024u);
+}
+
 // Sizes are parsed once, by allreduce's own rules (whole elements): a resume
 // finds what the run wrote, odd sizes included.
 TEST(SweepPlan, OddSizesResumeByTheSizeTheRunWrote) {

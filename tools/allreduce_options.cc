@@ -28,7 +28,13 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   auto* max_bytes = cmd.add_option("-e,--maxbytes", o.max_bytes_text, "largest tensor size in bytes")->capture_default_str();
   cmd.add_option("-f,--stepfactor", o.step_factor, "multiply the size by this between steps")->capture_default_str();
   auto* size_list = cmd.add_option("--sizes", o.sizes_text, "comma list of sizes in bytes (instead of -b/-e/-f)");
-  cmd.add_option("-n,--iters", o.iters, "timed iterations per size and algorithm")->capture_default_str();
+  auto* iters = cmd.add_option("-n,--iters", o.iters, "timed iterations per size and algorithm")->capture_default_str();
+  cmd.add_option("--duration", o.duration_text,
+                 "instead of -n: run timed calls for this wall-clock time (e.g. 30s, 10m, 2h), split evenly over the "
+                 "sizes and --repeat runs; every algorithm makes the same calls");
+  auto* checkpoint = cmd.add_option("--checkpoint-interval", o.checkpoint_interval_text,
+                                    "with --duration: rewrite the -J file this often with the records so far")
+                         ->capture_default_str();
   cmd.add_option("-w,--warmup", o.warmup, "untimed warm-up iterations")->capture_default_str();
   cmd.add_option("--repeat", o.repeat,
                  "whole interleaved runs of every algorithm (warm-up and timed iterations each); compare judges "
@@ -81,7 +87,9 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("--trace-buffer", o.trace.events_per_thread,
                  "spans each thread can hold per call; more are dropped and counted")
       ->capture_default_str();
-  cmd.callback([&o, nodes, density, min_bytes, max_bytes, size_list] {
+  cmd.callback([&o, nodes, density, min_bytes, max_bytes, size_list, iters, checkpoint] {
+    o.iters_given = iters->count() > 0;
+    o.checkpoint_interval_given = checkpoint->count() > 0;
     o.nodes_given = nodes->count() > 0;
     o.density_given = density->count() > 0;
     o.sizes_given = min_bytes->count() > 0 || max_bytes->count() > 0 || size_list->count() > 0;

@@ -36,6 +36,8 @@ struct AllreduceOptions {
   double step_factor = 2;
   std::string sizes_text;  // --sizes: an explicit comma list instead of -b/-e/-f
   int iters = 20;
+  std::string duration_text;  // --duration: timed calls for this long instead of -n
+  std::string checkpoint_interval_text = "60s";  // --checkpoint-interval (with --duration)
   int warmup = 5;
   int repeat = 1;  // whole interleaved runs of every algorithm
   int check = 1;
@@ -67,6 +69,8 @@ struct AllreduceOptions {
   bool nodes_given = false;
   bool density_given = false;
   bool sizes_given = false;  // -b, -e or --sizes
+  bool iters_given = false;
+  bool checkpoint_interval_given = false;
 };
 
 // Declares every option on `cmd`.

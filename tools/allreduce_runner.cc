@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,11 @@
 #include "tools/input_reference.h"
 #include "tools/measure/call_check.h"
 #include "tools/measure/cpu_time.h"
+#include "tools/measure/duration_pacer.h"
+#include "tools/measure/duration_tally.h"
+#include "tools/measure/rank_report.h"
 #include "tools/measure/rank_samples.h"
+#include "tools/measure/run_resources.h"
 #include "tools/measure/setup_time.h"
 #include "tools/net/link_meter.h"
 #include "tools/rank_rendezvous.h"
@@ -83,9 +88,13 @@ class RankRun {
     if (s.is_ok()) s = start_tracing();
     if (s.is_ok()) s = begin_reports();
     if (s.is_ok()) s = measure_all_sizes();
-    if (s.is_ok() && job_.rank == 0)
-      for (auto& r : reporters_)
+    if (s.is_ok() && job_.rank == 0) {
+      const ResourcesReport resources = resources_->report();
+      for (auto& r : reporters_) {
+        r->set_resources(resources);
         if (s.is_ok()) s = r->finish();
+      }
+    }
     // Rank 0 may serve the store: it leaves only after every rank is done with it.
     if (s.is_ok() && store_) s = store_gather_to_root(*store_, "finished", job_.rank, job_.world(), "").status();
     // Peers waiting in the store stop at once instead of after -T.
@@ -115,6 +124,7 @@ class RankRun {
     hosts_ = std::move(met.value().hosts);
     links_ = std::move(met.value().links);
     barrier_latency_us_ = met.value().barrier_latency_us;
+    resources_ = std::make_unique<RunResources>(job_.rank, job_.nodes, launch_.launcher_pid);
     return Status::ok();
   }
 
@@ -232,6 +242,7 @@ class RankRun {
     ctx.environment["barrier_latency_us"] = barrier_latency_us_;
     ctx.environment["transport"] = links_->describe();
     for (auto& r : reporters_) OMNIB_RETURN_IF_ERROR(r->begin(ctx));
+    last_checkpoint_ = Clock::now();
     return Status::ok();
   }
 
@@ -303,93 +314,207 @@ class RankRun {
     return Status::ok();
   }
 
-  Status measure_size(size_t k, const Workload& workload) {
-    const RunConfig config = plan_.config(k);
+  // What every call of one configuration works on, and how far it got.
+  struct SizeRun {
+    std::string cfg;  // the configuration's prefix of store names
+    const Tensors* t = nullptr;
+    const Workload* workload = nullptr;
+    RunConfig config;
     InputStats stats;
-    auto tensors = prepare(config.count(), workload, stats);
+    uint64_t call = 0;   // calls of each algorithm so far, warm-ups included
+    uint64_t round = 0;  // rounds of the current run, warm-ups included
+  };
+
+  Status measure_size(size_t k, const Workload& workload) {
+    SizeRun sr;
+    sr.cfg = "cfg" + std::to_string(k);
+    sr.config = plan_.config(k);
+    sr.workload = &workload;
+    auto tensors = prepare(sr.config.count(), workload, sr.stats);
     if (!tensors.is_ok()) return tensors.status();
     const Tensors& t = tensors.value();
+    sr.t = &t;
     if (device_tensors_) OMNIB_RETURN_IF_ERROR(device_tensors_->upload(t.host_in));
     for (auto& s : slots_) s.samples = RankSamples(plan_.repeat);
     if (link_meter_) link_meter_->reset();
-    const std::string cfg = "cfg" + std::to_string(k);
-    const int rounds = plan_.warmup + plan_.iters;
-    uint64_t call = 0;  // calls of each algorithm so far, warm-ups included
+    resources_->restart();
+    std::vector<DurationTally> tallies;  // --duration
+    if (plan_.duration) {
+      const double share_s = std::chrono::duration<double>(plan_.run_budget()).count() * plan_.repeat;
+      for (const auto& s : slots_) tallies.emplace_back(frame_of(s, sr.config), share_s);
+    }
     for (int run = 0; run < plan_.repeat; ++run) {
-      for (int round = 0; round < rounds; ++round, ++call) {
-        const bool timed = round >= plan_.warmup;
-        for (size_t a = 0; a < slots_.size(); ++a) {
-          AlgoSlot& s = slots_[a];
-          if (!s.collective) continue;
-          // The first call of the first algorithm finds the inputs fresh.
-          if (call > 0 || a > 0 || !plan_.base.inplace) OMNIB_RETURN_IF_ERROR(before_call(t, workload));
-          const uint64_t timed_call = timed ? static_cast<uint64_t>(run * plan_.iters + round - plan_.warmup) : 0;
-          const auto barrier_begin = tracer_.before_call(timed, timed_call);
-          OMNIB_RETURN_IF_ERROR(store_barrier(
-              *store_, cfg + "/" + std::to_string(run) + "/" + std::to_string(round) + "/" + std::to_string(a),
-              job_.world()));
-          const auto barrier_end = Clock::now();
-          // Every rank is past the previous call: its bytes have left the queues.
-          if (link_meter_)
-            OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
-          const auto wire_before = s.collective->wire_counters();
-          const CpuTime cpu0 = process_cpu_time();
-          const auto t0 = Clock::now();
-          Status st = s.collective->allreduce(t.in, t.out);
-          const auto t1 = Clock::now();
-          const CpuTime cpu1 = process_cpu_time();
-          if (!st.is_ok()) return st.with_context(s.info->name + ": ");
-          OMNIB_RETURN_IF_ERROR(tracer_.after_call(
-              {s.info->name, config.size_bytes, timed, timed_call, barrier_begin, barrier_end, t0, t1}, s.samples));
-          if (timed) {
-            s.samples.times_us[static_cast<size_t>(run)].push_back(
-                std::chrono::duration<double, std::micro>(t1 - t0).count());
-            s.samples.cpu[static_cast<size_t>(run)] += cpu1 - cpu0;
-            const auto wire_after = s.collective->wire_counters();
-            if (wire_before && wire_after) {
-              if (!s.samples.wire) s.samples.wire = ByteCounters{};
-              *s.samples.wire += *wire_after - *wire_before;
-            }
-          }
-          OMNIB_RETURN_IF_ERROR(check_call(t, call, s.samples));
-        }
+      sr.round = 0;
+      for (int w = 0; w < plan_.warmup; ++w) OMNIB_RETURN_IF_ERROR(call_round(sr, run, false, 0));
+      if (plan_.duration) {
+        OMNIB_RETURN_IF_ERROR(run_for_duration(sr, run, tallies));
+        continue;
       }
+      for (int i = 0; i < plan_.iters; ++i)
+        OMNIB_RETURN_IF_ERROR(call_round(sr, run, true, static_cast<uint64_t>(run) * plan_.iters + i));
     }
     if (link_meter_) {
-      OMNIB_RETURN_IF_ERROR(store_barrier(*store_, cfg + "/links", job_.world()));
+      OMNIB_RETURN_IF_ERROR(store_barrier(*store_, sr.cfg + "/links", job_.world()));
       OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(std::nullopt));
       for (size_t a = 0; a < slots_.size(); ++a) slots_[a].samples.link_bytes = link_meter_->sent(a);
     }
     if (!plan_.trace.trace_path.empty())
       OMNIB_RETURN_IF_ERROR(
-          collect_configuration_trace(*store_, cfg + "/trace", job_.rank, job_.world(), tracer_, trace_file_.get()));
-    return report_size(cfg, config, stats);
+          collect_configuration_trace(*store_, sr.cfg + "/trace", job_.rank, job_.world(), tracer_, trace_file_.get()));
+    return report_size(sr, plan_.duration ? &tallies : nullptr);
   }
 
-  Status report_size(const std::string& cfg, const RunConfig& config, const InputStats& stats) {
-    json mine = json::array();
-    for (const auto& s : slots_) mine.push_back(s.samples.to_json());
-    auto all = store_gather_to_root(*store_, cfg + "/results", job_.rank, job_.world(), mine.dump());
-    if (!all.is_ok()) return all.status();
-    if (job_.rank != 0) return Status::ok();
-
-    // What other ranks sent is input from outside this process: checked.
-    std::vector<std::vector<RankSamples>> by_algo(slots_.size());
-    for (size_t rank = 0; rank < all.value().size(); ++rank) {
-      const std::string key = "gather/" + cfg + "/results/" + std::to_string(rank);
-      json j = json::parse(all.value()[rank], nullptr, false);
-      if (!j.is_array() || j.size() != slots_.size())
-        return internal_error("rendezvous value '" + key + "' is not a list of " + std::to_string(slots_.size()) +
-                              " measurements");
-      for (size_t a = 0; a < slots_.size(); ++a) {
-        auto samples = RankSamples::from_json(j[a], plan_.repeat, plan_.iters);
-        if (!samples.is_ok())
-          return internal_error("rendezvous value '" + key + "', algorithm " + slots_[a].info->name + ": " +
-                                samples.status().message());
-        by_algo[a].push_back(samples.take());
+  // One round: a call of every algorithm that runs, each behind a barrier,
+  // its output poisoned before and checked after.
+  Status call_round(SizeRun& sr, int run, bool timed, uint64_t timed_call) {
+    if (timed) OMNIB_RETURN_IF_ERROR(resources_->start());
+    const Tensors& t = *sr.t;
+    for (size_t a = 0; a < slots_.size(); ++a) {
+      AlgoSlot& s = slots_[a];
+      if (!s.collective) continue;
+      // The first call of the first algorithm finds the inputs fresh.
+      if (sr.call > 0 || a > 0 || !plan_.base.inplace) OMNIB_RETURN_IF_ERROR(before_call(t, *sr.workload));
+      const auto barrier_begin = tracer_.before_call(timed, timed_call);
+      OMNIB_RETURN_IF_ERROR(store_barrier(
+          *store_, sr.cfg + "/" + std::to_string(run) + "/" + std::to_string(sr.round) + "/" + std::to_string(a),
+          job_.world()));
+      const auto barrier_end = Clock::now();
+      // Every rank is past the previous call: its bytes have left the queues.
+      if (link_meter_)
+        OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
+      const auto wire_before = s.collective->wire_counters();
+      const CpuTime cpu0 = process_cpu_time();
+      const auto t0 = Clock::now();
+      Status st = s.collective->allreduce(t.in, t.out);
+      const auto t1 = Clock::now();
+      const CpuTime cpu1 = process_cpu_time();
+      if (!st.is_ok()) return st.with_context(s.info->name + ": ");
+      OMNIB_RETURN_IF_ERROR(tracer_.after_call(
+          {s.info->name, sr.config.size_bytes, timed, timed_call, barrier_begin, barrier_end, t0, t1}, s.samples));
+      if (timed) {
+        s.samples.times_us[static_cast<size_t>(run)].push_back(
+            std::chrono::duration<double, std::micro>(t1 - t0).count());
+        s.samples.cpu[static_cast<size_t>(run)] += cpu1 - cpu0;
+        const auto wire_after = s.collective->wire_counters();
+        if (wire_before && wire_after) {
+          if (!s.samples.wire) s.samples.wire = ByteCounters{};
+          *s.samples.wire += *wire_after - *wire_before;
+        }
       }
+      OMNIB_RETURN_IF_ERROR(check_call(t, sr.call, s.samples));
+      resources_->count_call();
     }
+    ++sr.call;
+    ++sr.round;
+    return Status::ok();
+  }
 
+  // --duration: batches of timed rounds until the run's share of the time is
+  // spent. Rank 0 sizes each batch and every rank learns it before starting
+  // it, so all make the same calls; after each batch rank 0 folds every
+  // rank's samples into `tallies` and, every --checkpoint-interval, rewrites
+  // the reports with the records so far.
+  Status run_for_duration(SizeRun& sr, int run, std::vector<DurationTally>& tallies) {
+    DurationPacer pacer(plan_.run_budget());
+    const std::string prefix = sr.cfg + "/" + std::to_string(run);
+    auto since = Clock::now();
+    uint64_t timed = 0;
+    for (uint64_t batch = 0;; ++batch) {
+      auto rounds = agree_on_batch(*store_, prefix + "/pace/" + std::to_string(batch), job_.rank, job_.world(),
+                                   job_.rank == 0 ? pacer.propose() : 0);
+      if (!rounds.is_ok()) return rounds.status();
+      if (rounds.value() == 0) return Status::ok();
+      for (uint64_t i = 0; i < rounds.value(); ++i) OMNIB_RETURN_IF_ERROR(call_round(sr, run, true, timed++));
+      const auto now = Clock::now();
+      const double seconds = std::chrono::duration<double>(now - since).count();
+      since = now;
+      auto by_algo = gather_samples(prefix + "/batch/" + std::to_string(batch), static_cast<int>(rounds.value()));
+      if (!by_algo.is_ok()) return by_algo.status();
+      if (job_.rank != 0) continue;
+      for (size_t a = 0; a < slots_.size(); ++a)
+        if (slots_[a].collective) OMNIB_RETURN_IF_ERROR(tallies[a].fold(run, by_algo.value()[a], seconds));
+      if (Clock::now() - last_checkpoint_ >= plan_.checkpoint_interval) OMNIB_RETURN_IF_ERROR(write_checkpoint(sr, tallies));
+    }
+  }
+
+  // Rank 0, after a batch: every other rank waits for it in the next
+  // batch's agreement, so all are still connected to the launcher's store.
+  Status write_checkpoint(const SizeRun& sr, const std::vector<DurationTally>& tallies) {
+    auto group = make_group(sr, [&](size_t a, ResultRecord& r) { tallies[a].fill(false, r); });
+    resources_->sample_launcher();
+    return publish(group, false);
+  }
+
+  // Rank 0: the resources so far and `group` to every report, as a finished
+  // configuration or as a checkpoint of the one in progress.
+  Status publish(const std::vector<ResultRecord>& group, bool finished) {
+    const ResourcesReport resources = resources_->report();
+    for (auto& rep : reporters_) {
+      rep->set_resources(resources);
+      OMNIB_RETURN_IF_ERROR(finished ? rep->add_group(group) : rep->checkpoint(group));
+    }
+    last_checkpoint_ = Clock::now();
+    return Status::ok();
+  }
+
+  // Every rank sends rank 0 its samples since the last gather (and starts
+  // them afresh) with its resources; rank 0 keeps the resources and gets the
+  // samples as [algorithm][rank], checked to hold `iters` times per run;
+  // the others get nothing.
+  Result<std::vector<std::vector<RankSamples>>> gather_samples(const std::string& name, int iters) {
+    RankReport mine;
+    auto resources = resources_->mine();
+    if (!resources.is_ok()) return resources.status();
+    mine.resources = resources.take();
+    for (auto& s : slots_) {
+      mine.algos.push_back(std::move(s.samples));
+      s.samples = RankSamples(plan_.repeat);
+    }
+    auto all = store_gather_to_root(*store_, name, job_.rank, job_.world(), to_json(mine).dump());
+    if (!all.is_ok()) return all.status();
+    if (job_.rank != 0) return std::vector<std::vector<RankSamples>>{};
+    std::vector<std::string> names;
+    for (const auto& s : slots_) names.push_back(s.info->name);
+    auto reports = parse_rank_reports(all.value(), name, names, plan_.repeat, iters);
+    if (!reports.is_ok()) return reports.status();
+    std::vector<ProcessResources> processes;
+    for (const auto& r : reports.value()) processes.push_back(r.resources);
+    resources_->update(std::move(processes));
+    return samples_by_algorithm(reports.value());
+  }
+
+  RecordFrame frame_of(const AlgoSlot& s, const RunConfig& config) const {
+    return RecordFrame{s.info->name, config, plan_.iters, plan_.warmup, plan_.repeat, plan_.check, job_.nodes};
+  }
+
+  // `tallies`: the configuration ran for --duration (else -n).
+  Status report_size(const SizeRun& sr, std::vector<DurationTally>* tallies) {
+    // Rank 0 samples the launcher while the others wait in the barrier: past
+    // it, a rank may finish and close its store connection.
+    if (job_.rank == 0) resources_->sample_launcher();
+    OMNIB_RETURN_IF_ERROR(store_barrier(*store_, sr.cfg + "/resources", job_.world()));
+    // --duration: what is left since the last batch (link bytes, checks).
+    auto by_algo = gather_samples(sr.cfg + "/results", tallies ? 0 : plan_.iters);
+    if (!by_algo.is_ok()) return by_algo.status();
+    if (job_.rank != 0) return Status::ok();
+    for (size_t a = 0; tallies && a < slots_.size(); ++a)
+      if (slots_[a].collective) OMNIB_RETURN_IF_ERROR((*tallies)[a].fold(plan_.repeat - 1, by_algo.value()[a], 0));
+    auto group = make_group(sr, [&](size_t a, ResultRecord& r) {
+      if (tallies) (*tallies)[a].fill(true, r);
+      else combine_rank_samples(frame_of(slots_[a], sr.config), by_algo.value()[a], r);
+    });
+    for (const auto& r : group)
+      if (r.correct == false) any_wrong_ = true;
+    thresholds_.add_group(group);
+    return publish(group, true);
+  }
+
+  // The records of one configuration, every algorithm's outcome filled by
+  // `outcome` (skipped algorithms have none).
+  std::vector<ResultRecord> make_group(const SizeRun& sr,
+                                       const std::function<void(size_t, ResultRecord&)>& outcome) const {
+    const RunConfig& config = sr.config;
+    const InputStats& stats = sr.stats;
     CostInputs cost;
     cost.nodes = job_.nodes;
     cost.aggregators = job_.aggregators;
@@ -422,21 +547,17 @@ class RankRun {
         group.push_back(r);
         continue;
       }
-      const RecordFrame frame{r.algo, config, plan_.iters, plan_.warmup, plan_.repeat, plan_.check, job_.nodes};
-      combine_rank_samples(frame, by_algo[a], r);
+      outcome(a, r);
       const double seconds = r.time_us.median * 1e-6;
       r.algbw_GBps = seconds > 0 ? static_cast<double>(config.size_bytes) / seconds / 1e9 : 0;
       r.busbw_GBps = job_.nodes > 1 ? r.algbw_GBps * 2.0 * (job_.nodes - 1) / job_.nodes : r.algbw_GBps;
       if (!r.wire_sent_per_rank_max) r.wire_note = s.collective->wire_note();
       r.note = s.collective->run_note();
       r.setup_us = s.setup_us;
-      if (r.correct == false) any_wrong_ = true;
       group.push_back(r);
     }
     compute_speedups(group);
-    thresholds_.add_group(group);
-    for (auto& rep : reporters_) OMNIB_RETURN_IF_ERROR(rep->add_group(group));
-    return Status::ok();
+    return group;
   }
 
   const RunPlan& plan_;
@@ -459,6 +580,8 @@ class RankRun {
   ThresholdCheck thresholds_{plan_.thresholds};
   TraceCollector tracer_{plan_.trace};
   std::unique_ptr<TraceFile> trace_file_;  // rank 0, --trace
+  std::unique_ptr<RunResources> resources_;  // made at rendezvous
+  Clock::time_point last_checkpoint_;  // rank 0: when the reports were last written
 };
 
 }  // namespace

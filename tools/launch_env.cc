@@ -1,5 +1,6 @@
 #include "tools/launch_env.h"
 
+#include <cstdint>
 #include <cstdlib>
 
 #include "engine/transport/socket_util.h"
@@ -56,6 +57,13 @@ Result<std::optional<LaunchEnv>> detect_launch_env() {
     e.store_address = env(launch_vars::kStore);
     e.bind_host = env(launch_vars::kBind) ? env(launch_vars::kBind) : "127.0.0.1";
     if (env(launch_vars::kJobId)) e.job_id = static_cast<uint32_t>(std::strtoul(env(launch_vars::kJobId), nullptr, 10));
+    if (const char* pid = env(launch_vars::kLauncherPid)) {
+      char* end = nullptr;
+      const long x = std::strtol(pid, &end, 10);
+      if (*end != '\0' || x < 1 || x > INT32_MAX)
+        return usage_error(std::string(launch_vars::kLauncherPid) + "='" + pid + "' is not a process id");
+      e.launcher_pid = static_cast<int>(x);
+    }
     if (!token.is_ok()) return token.status();
     e.token = token.value();
     return std::optional<LaunchEnv>(e);

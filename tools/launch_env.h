@@ -22,6 +22,9 @@ struct LaunchEnv {
   // The job secret every store connection and link hello proves
   // (OMNIB_JOB_TOKEN). nullopt: the run is unauthenticated.
   std::optional<JobToken> token;
+  // The local launcher's process id (it serves the store), so that rank 0
+  // can report its resources; 0 under other launchers.
+  int launcher_pid = 0;
 };
 
 // How this rank's rendezvous is protected, for the run's header and JSON:
@@ -40,6 +43,7 @@ constexpr const char* kWorld = "OMNI_BENCH_WORLD_SIZE";
 constexpr const char* kStore = "OMNI_BENCH_STORE";
 constexpr const char* kJobId = "OMNI_BENCH_JOB_ID";
 constexpr const char* kBind = "OMNI_BENCH_BIND";  // also honoured under external launchers
+constexpr const char* kLauncherPid = "OMNI_BENCH_LAUNCHER_PID";  // set by the local launcher only
 // The job secret, 32 hex digits. The local launcher makes a fresh one per run;
 // under mpirun/srun/torchrun the user exports the same value to every rank.
 constexpr const char* kJobToken = "OMNIB_JOB_TOKEN";

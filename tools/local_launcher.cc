@@ -38,7 +38,8 @@ pid_t spawn_rank(const LocalLaunchPlan& plan, int rank, const JobIdentity& job) 
               {launch_vars::kStore, job.store},
               {launch_vars::kJobId, std::to_string(job.job_id)},
               {launch_vars::kJobToken, job.token_hex},
-              {launch_vars::kBind, plan.bind_host ? plan.bind_host(rank) : "127.0.0.1"}};
+              {launch_vars::kBind, plan.bind_host ? plan.bind_host(rank) : "127.0.0.1"},
+              {launch_vars::kLauncherPid, std::to_string(getpid())}};
   if (plan.rank_env)
     for (auto& entry : plan.rank_env(rank)) spec.env.push_back(std::move(entry));
   // No rank outlives an interrupted run.

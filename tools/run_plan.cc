@@ -8,6 +8,7 @@
 #include "engine/encoding_policy.h"
 #include "engine/shard_map.h"
 #include "engine/transport/socket_util.h"
+#include "tools/config/time_span.h"
 #include "tools/size_parse.h"
 #include "tools/workloads/workload_choice.h"
 
@@ -41,6 +42,31 @@ Status check_counts(const AllreduceOptions& o) {
     return usage_error("--nodes must be between 1 and " + std::to_string(kMaxRanks));
   if (o.aggregators < 0 || o.aggregators > kMaxRanks)
     return usage_error("--aggregators must be between 0 and " + std::to_string(kMaxRanks));
+  return Status::ok();
+}
+
+constexpr std::chrono::milliseconds kMinDuration{1000};
+constexpr std::chrono::milliseconds kMaxDuration{int64_t{30} * 24 * 3600 * 1000};  // 30 days
+
+// --duration and --checkpoint-interval, and what they cannot be combined with.
+Status apply_duration(const AllreduceOptions& o, RunPlan& plan) {
+  if (o.duration_text.empty()) {
+    if (o.checkpoint_interval_given)
+      return usage_error("--checkpoint-interval applies to --duration runs (a -n run rewrites -J after every size): "
+                         "add --duration or drop --checkpoint-interval");
+    return Status::ok();
+  }
+  if (o.iters_given)
+    return usage_error("--duration and -n/--iters both set how many timed calls run: drop one of them");
+  if (o.trace.active())
+    return usage_error("--duration cannot be combined with --profile or --trace (they keep every call's spans): "
+                       "profile a run with -n instead");
+  auto duration = parse_time_span("--duration", o.duration_text, kMinDuration, kMaxDuration);
+  if (!duration.is_ok()) return duration.status();
+  auto interval = parse_time_span("--checkpoint-interval", o.checkpoint_interval_text, kMinDuration, kMaxDuration);
+  if (!interval.is_ok()) return interval.status();
+  plan.duration = duration.value();
+  plan.checkpoint_interval = interval.value();
   return Status::ok();
 }
 
@@ -134,6 +160,12 @@ Status check_memory(const RunPlan& plan, int local_ranks) {
 
 }  // namespace
 
+std::chrono::nanoseconds RunPlan::run_budget() const {
+  if (!duration) return std::chrono::nanoseconds(0);
+  const auto runs = static_cast<int64_t>(sizes.size()) * repeat;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(*duration) / std::max<int64_t>(runs, 1);
+}
+
 RunConfig RunPlan::config(size_t k) const {
   RunConfig c = base;
   c.size_bytes = sizes.at(k);
@@ -147,6 +179,11 @@ nlohmann::json RunPlan::describe() const {
   j["algos"] = algos;
   j["algos_default"] = default_algos;
   j["iters"] = iters;
+  if (duration) {
+    j["iters"] = nullptr;  // the clock decides
+    j["duration_s"] = std::chrono::duration<double>(*duration).count();
+    j["checkpoint_interval_s"] = std::chrono::duration<double>(checkpoint_interval).count();
+  }
   j["warmup"] = warmup;
   j["repeat"] = repeat;
   j["check"] = check;
@@ -163,6 +200,7 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
   OMNIB_RETURN_IF_ERROR(check_counts(o));
   OMNIB_RETURN_IF_ERROR(check_trace(o));
   RunPlan plan;
+  OMNIB_RETURN_IF_ERROR(apply_duration(o, plan));
   plan.iters = o.iters;
   plan.warmup = o.warmup;
   plan.repeat = o.repeat;

@@ -28,7 +28,11 @@ struct RunPlan {
   std::vector<uint64_t> sizes;  // bytes per rank, whole elements, increasing
   std::vector<std::string> algos;
   bool default_algos = false;  // no --algo: default_algos() of the device
-  int iters = 20;
+  int iters = 20;  // unused under --duration
+  // --duration: how long the timed calls of the whole run last (instead of
+  // -n), and how often the -J file is rewritten meanwhile.
+  std::optional<std::chrono::milliseconds> duration;
+  std::chrono::milliseconds checkpoint_interval{60000};
   int warmup = 5;
   int repeat = 1;
   bool check = true;
@@ -44,6 +48,9 @@ struct RunPlan {
 
   std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(int64_t{timeout_s} * 1000); }
   int world() const { return base.nodes + base.aggregators; }
+  // --duration: the wall time of one run's timed calls at one size (the
+  // duration split evenly over sizes and --repeat runs).
+  std::chrono::nanoseconds run_budget() const;
   // The configuration measured at sizes[k].
   RunConfig config(size_t k) const;
   // The "configuration" block of a report: the plan as the run understood it.

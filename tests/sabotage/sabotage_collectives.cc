@@ -1,8 +1,11 @@
 #include "tests/sabotage/sabotage_collectives.h"
 
+#include <fcntl.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -24,8 +27,14 @@ enum class Fault {
   kDoubleCpu,
   kSleep,
   kThrow,
-  kThrowInThread
+  kThrowInThread,
+  kLeakMemory,
+  kLeakDescriptor
 };
+
+constexpr size_t kLeakPerCall = 16 << 10;
+constexpr size_t kMaxLeakedBytes = size_t{64} << 20;
+constexpr size_t kMaxLeakedDescriptors = 1000;
 
 // Wraps a correct collective and breaks it in one way.
 class Saboteur final : public Collective {
@@ -81,6 +90,15 @@ class Saboteur final : public Collective {
           for (int i = 0; i < 1000; ++i) sink = sink + static_cast<uint64_t>(i);
         return Status::ok();
       }
+      case Fault::kLeakMemory:
+        if (leaked_.size() * kLeakPerCall < kMaxLeakedBytes) {
+          leaked_.emplace_back(new char[kLeakPerCall]);
+          std::memset(leaked_.back().get(), 0x5a, kLeakPerCall);  // resident, not just reserved
+        }
+        return inner_->allreduce(in, out);
+      case Fault::kLeakDescriptor:
+        if (leaked_fds_ < kMaxLeakedDescriptors && open("/dev/null", O_RDONLY | O_CLOEXEC) >= 0) ++leaked_fds_;
+        return inner_->allreduce(in, out);
       case Fault::kSleep: {
         const auto t0 = std::chrono::steady_clock::now();
         OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
@@ -105,6 +123,8 @@ class Saboteur final : public Collective {
   std::unique_ptr<Collective> inner_;
   Fault fault_;
   uint64_t calls_ = 0;
+  std::vector<std::unique_ptr<char[]>> leaked_;
+  size_t leaked_fds_ = 0;
 };
 
 // `base` with its create() wrapped in a Saboteur.
@@ -137,7 +157,9 @@ Status replace_omni(const std::string& how) {
   if (how == "noop") fault = Fault::kNoop;
   else if (how == "double-cpu") fault = Fault::kDoubleCpu;
   else if (how == "sleep") fault = Fault::kSleep;
-  else return usage_error("OMNIB_SABOTAGE_OMNI='" + how + "': use noop, dense, double-cpu or sleep");
+  else if (how == "leak-memory") fault = Fault::kLeakMemory;
+  else if (how == "leak-fd") fault = Fault::kLeakDescriptor;
+  else return usage_error("OMNIB_SABOTAGE_OMNI='" + how + "': use noop, dense, double-cpu, sleep, leak-memory or leak-fd");
   return CollectiveRegistry::instance().replace(broken(*omni, "omni", fault));
 }
 

@@ -19,6 +19,9 @@
 //   double-cpu  after each call, burns as much CPU as the call used
 //   sleep       after each call, sleeps OMNIB_SABOTAGE_SLEEP_US microseconds
 //               (default: as long as the call took)
+//   leak-memory each call keeps 16 KiB of touched memory it never frees (up to
+//               64 MiB per process, so the machine survives a long run)
+//   leak-fd     each call opens /dev/null and never closes it (up to 1000)
 #pragma once
 
 #include "engine/status.h"

@@ -95,12 +95,27 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
   return s;
 }
 
+void WrongTally::add(const WrongTally& other) {
+  calls += other.calls;
+  elements += other.elements;
+  if (other.first && (!first || *other.first < *first)) first = other.first;
+}
+
+WrongTally tally_wrong(const std::vector<RankSamples>& ranks) {
+  std::map<uint64_t, uint64_t> by_call;
+  for (const RankSamples& s : ranks)
+    for (const auto& [call, n] : s.wrong) by_call[call] += n;
+  WrongTally t;
+  t.calls = by_call.size();
+  for (const auto& [call, n] : by_call) t.elements += n;
+  if (!by_call.empty()) t.first = by_call.begin()->first;
+  return t;
+}
+
 void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& ranks, ResultRecord& out) {
   out.iters = f.iters;
   out.warmup = f.warmup;
   out.repeat = f.repeat;
-  const double calls = static_cast<double>(f.iters) * f.repeat;  // timed calls per rank
-
   // Iteration i of run k took as long as its slowest worker.
   std::vector<std::vector<double>> times(static_cast<size_t>(f.repeat), std::vector<double>(f.iters, 0.0));
   for (int rank = 0; rank < f.nodes && rank < static_cast<int>(ranks.size()); ++rank)
@@ -110,13 +125,22 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
   out.samples_us.clear();
   for (const auto& run : times) out.samples_us.insert(out.samples_us.end(), run.begin(), run.end());
   out.time_us = summarize(out.samples_us);
+  out.runs.clear();
+  for (const auto& run : times) out.runs.push_back(RunSummary{median_of(run), 0, std::nullopt});
+  combine_rank_counters(f, ranks, std::vector<uint64_t>(static_cast<size_t>(f.repeat), static_cast<uint64_t>(f.iters)),
+                        tally_wrong(ranks), out);
+}
 
+void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>& ranks,
+                           const std::vector<uint64_t>& run_calls, const WrongTally& wrong, ResultRecord& out) {
+  uint64_t timed_calls = 0;
+  for (uint64_t n : run_calls) timed_calls += n;
+  const double calls = static_cast<double>(std::max<uint64_t>(timed_calls, 1));  // timed calls per rank
   bool have_wire = true, have_link = true;
   double sent_max = 0, sent_total = 0, frames_max = 0, frames_total = 0, link_max = 0, link_total = 0;
   CpuTime cpu_total;
   double cpu_rank_max = 0;
-  std::vector<double> run_cpu(static_cast<size_t>(f.repeat), 0.0);
-  std::map<uint64_t, uint64_t> wrong_by_call;
+  std::vector<double> run_cpu(run_calls.size(), 0.0);
   for (const RankSamples& s : ranks) {
     if (s.wire) {
       sent_max = std::max(sent_max, static_cast<double>(s.wire->sent) / calls);
@@ -133,13 +157,12 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
       have_link = false;
     }
     CpuTime rank_cpu;
-    for (size_t k = 0; k < s.cpu.size(); ++k) {
+    for (size_t k = 0; k < s.cpu.size() && k < run_cpu.size(); ++k) {
       rank_cpu += s.cpu[k];
       run_cpu[k] += s.cpu[k].total_us();
     }
     cpu_total += rank_cpu;
     cpu_rank_max = std::max(cpu_rank_max, rank_cpu.total_us() / calls);
-    for (const auto& [call, n] : s.wrong) wrong_by_call[call] += n;
   }
   if (have_wire && !ranks.empty()) {
     out.wire_sent_per_rank_max = sent_max;
@@ -160,22 +183,18 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
   if (bytes_moved) cpu.ns_per_wire_byte = (cpu_total.total_us() / calls) * 1e3 / *out.wire_sent_total;
   out.cpu = cpu;
 
-  out.runs.clear();
-  for (size_t k = 0; k < times.size(); ++k) {
-    RunSummary run;
-    run.median_us = median_of(times[k]);
-    run.cpu_us_per_call = run_cpu[k] / f.iters;
+  for (size_t k = 0; k < out.runs.size() && k < run_calls.size(); ++k) {
+    RunSummary& run = out.runs[k];
+    run.cpu_us_per_call = run_cpu[k] / static_cast<double>(std::max<uint64_t>(run_calls[k], 1));
+    run.cpu_ns_per_wire_byte.reset();
     if (bytes_moved) run.cpu_ns_per_wire_byte = run.cpu_us_per_call * 1e3 / *out.wire_sent_total;
-    out.runs.push_back(run);
   }
 
   out.checked = f.checked;
   out.calls_checked = ranks.empty() ? 0 : ranks.front().calls_checked;
-  out.wrong_elements = 0;
-  for (const auto& [call, n] : wrong_by_call) out.wrong_elements += n;
-  out.wrong_calls = wrong_by_call.size();
-  out.first_wrong_call.reset();
-  if (!wrong_by_call.empty()) out.first_wrong_call = wrong_by_call.begin()->first;
+  out.wrong_elements = wrong.elements;
+  out.wrong_calls = wrong.calls;
+  out.first_wrong_call = wrong.first;
   if (f.checked) out.correct = out.wrong_calls == 0;
   else out.correct.reset();
 

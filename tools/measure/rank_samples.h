@@ -56,4 +56,22 @@ struct RecordFrame {
 // gets its link limit.
 void combine_rank_samples(const RecordFrame& frame, const std::vector<RankSamples>& ranks, ResultRecord& out);
 
+// Wrong calls of some ranks' samples: a call counts once however many ranks
+// got it wrong. Tallies of disjoint calls (batches of a --duration run) add up.
+struct WrongTally {
+  uint64_t calls = 0;
+  uint64_t elements = 0;
+  std::optional<uint64_t> first;  // the first wrong call, in run order
+  void add(const WrongTally& other);
+};
+WrongTally tally_wrong(const std::vector<RankSamples>& ranks);
+
+// The part of combine_rank_samples that does not need the per-call times:
+// wire and link bytes and CPU per timed call (`run_calls[k]`: the timed calls
+// of run k; per-rank totals in `ranks`), correctness from `wrong`, the link
+// limit (from out.time_us.median) and the profile. `out.runs` must already
+// hold one entry per run; their CPU fields are filled.
+void combine_rank_counters(const RecordFrame& frame, const std::vector<RankSamples>& ranks,
+                           const std::vector<uint64_t>& run_calls, const WrongTally& wrong, ResultRecord& out);
+
 }  // namespace omnib

@@ -1,9 +1,10 @@
 #include "tools/net/link_shape.h"
 
-#include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <iterator>
+
+#include "tools/config/number_unit.h"
 
 namespace omnib {
 namespace {
@@ -12,36 +13,10 @@ constexpr double kMinRate = 1e6;   // 1 mbit/s: slower links make every run a ti
 constexpr double kMaxRate = 1e12;  // 1 tbit/s: far beyond what veth pairs carry
 constexpr double kMaxDelayNs = 10e9;
 
-struct Unit {
-  const char* name;
-  double scale;
-};
-
-// A number followed by a unit, split; false when the text is not of that form.
-bool split_number(const std::string& text, double& number, std::string& unit) {
-  size_t i = 0;
-  int digits = 0, dots = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
-    if (text[i] == '.') ++dots; else ++digits;
-    ++i;
-  }
-  if (digits == 0 || dots > 1) return false;
-  number = std::strtod(text.substr(0, i).c_str(), nullptr);
-  unit.clear();
-  for (; i < text.size(); ++i) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(text[i])));
-  return true;
-}
-
-const Unit* find_unit(const std::string& unit, const Unit* units, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (unit == units[i].name) return &units[i];
-  return nullptr;
-}
-
 }  // namespace
 
 Result<uint64_t> parse_link_rate(const std::string& text) {
-  static const Unit units[] = {
+  static const UnitScale units[] = {
       {"bit", 1},          {"kbit", 1e3},         {"mbit", 1e6},          {"gbit", 1e9},
       {"tbit", 1e12},      {"kibit", 1024.0},     {"mibit", 1048576.0},   {"gibit", 1073741824.0},
       {"tibit", 1099511627776.0},
@@ -51,11 +26,11 @@ Result<uint64_t> parse_link_rate(const std::string& text) {
   const std::string how =
       ": write a number and a unit as tc does, e.g. 100mbit, 1gbit, 2.5gbit (bit, kbit, mbit, gbit, tbit; "
       "kbps, mbps, gbps are bytes per second)";
-  double number = 0;
-  std::string unit;
-  if (!split_number(text, number, unit)) return usage_error("--link-rate '" + text + "' is not a rate" + how);
+  const auto split = split_number_unit(text);
+  if (!split) return usage_error("--link-rate '" + text + "' is not a rate" + how);
+  const auto& [number, unit] = *split;
   if (unit.empty()) return usage_error("--link-rate '" + text + "' has no unit" + how);
-  const Unit* u = find_unit(unit, units, std::size(units));
+  const UnitScale* u = find_unit(unit, units, std::size(units));
   if (!u) return usage_error("--link-rate '" + text + "': unknown unit '" + unit + "'" + how);
   const double bps = number * u->scale;
   if (!(bps >= kMinRate && bps <= kMaxRate))
@@ -64,19 +39,19 @@ Result<uint64_t> parse_link_rate(const std::string& text) {
 }
 
 Result<std::chrono::nanoseconds> parse_link_delay(const std::string& text) {
-  static const Unit units[] = {
+  static const UnitScale units[] = {
       {"s", 1e9},   {"sec", 1e9},  {"ms", 1e6},  {"msec", 1e6},
       {"us", 1e3},  {"usec", 1e3}, {"ns", 1},    {"nsec", 1},
   };
   const std::string how = ": write a number and a unit, e.g. 0, 5us, 50us, 1ms (s, ms, us, ns)";
-  double number = 0;
-  std::string unit;
-  if (!split_number(text, number, unit)) return usage_error("--link-delay '" + text + "' is not a duration" + how);
+  const auto split = split_number_unit(text);
+  if (!split) return usage_error("--link-delay '" + text + "' is not a duration" + how);
+  const auto& [number, unit] = *split;
   if (unit.empty()) {
     if (number == 0) return std::chrono::nanoseconds(0);
     return usage_error("--link-delay '" + text + "' has no unit" + how);
   }
-  const Unit* u = find_unit(unit, units, std::size(units));
+  const UnitScale* u = find_unit(unit, units, std::size(units));
   if (!u) return usage_error("--link-delay '" + text + "': unknown unit '" + unit + "'" + how);
   const double ns = number * u->scale;
   if (ns > kMaxDelayNs) return usage_error("--link-delay '" + text + "' is out of range: use at most 10s");
@@ -84,7 +59,7 @@ Result<std::chrono::nanoseconds> parse_link_delay(const std::string& text) {
 }
 
 std::string format_link_rate(uint64_t rate_bps) {
-  static const Unit units[] = {{"tbit", 1e12}, {"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}};
+  static const UnitScale units[] = {{"tbit", 1e12}, {"gbit", 1e9}, {"mbit", 1e6}, {"kbit", 1e3}};
   char buf[48];
   for (const auto& u : units) {
     if (static_cast<double>(rate_bps) >= u.scale) {

@@ -25,11 +25,18 @@ Status JsonReporter::add_group(const std::vector<ResultRecord>& group) {
   return flush();
 }
 
-Status JsonReporter::finish() { return flush(); }
+Status JsonReporter::checkpoint(const std::vector<ResultRecord>& in_progress) { return flush(in_progress); }
 
-Status JsonReporter::flush() {
+void JsonReporter::set_resources(const ResourcesReport& resources) { resources_ = to_json(resources); }
+
+Status JsonReporter::finish() { return flush({}, true); }
+
+Status JsonReporter::flush(const std::vector<ResultRecord>& in_progress, bool complete) {
   nlohmann::json doc = context_;
+  doc["complete"] = complete;
+  if (resources_) doc["resources"] = *resources_;
   doc["results"] = results_;
+  for (const auto& r : in_progress) doc["results"].push_back(to_json(r));
   return write_file_atomically(path_, doc.dump(2) + "\n");
 }
 

@@ -1,8 +1,10 @@
 // The JSON document (docs/json-schema.md). The whole document is rewritten
-// atomically after every configuration, so a crash loses at most the
-// configuration in progress and the file is always valid JSON.
+// atomically after every configuration and at every checkpoint of a
+// --duration run, so a crash (even kill -9) loses at most the calls since
+// the last write, and the file is always valid JSON with complete records.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +20,18 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::string path, const std::vector<ResultRecord>& existing = {});
   Status begin(const RunContext& context) override;
   Status add_group(const std::vector<ResultRecord>& group) override;
+  Status checkpoint(const std::vector<ResultRecord>& in_progress) override;
+  void set_resources(const ResourcesReport& resources) override;
   Status finish() override;
 
  private:
-  Status flush();
+  // Writes the context, the records so far, then `in_progress`; "complete"
+  // is true only from finish().
+  Status flush(const std::vector<ResultRecord>& in_progress = {}, bool complete = false);
   std::string path_;
   nlohmann::json context_;
   nlohmann::json results_;
+  std::optional<nlohmann::json> resources_;
 };
 
 }  // namespace omnib

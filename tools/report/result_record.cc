@@ -2,6 +2,7 @@
 
 #include "engine/collective.h"
 #include "tools/config/json_fields.h"
+#include "tools/measure/time_tally.h"
 
 namespace omnib {
 
@@ -125,6 +126,30 @@ Status read_profile(const json& j, std::optional<ProfileSummary>& out) {
   return Status::ok();
 }
 
+json duration_json(const DurationOutcome& d) {
+  return json{{"requested_s", d.requested_s},
+              {"elapsed_s", d.elapsed_s},
+              {"timed_calls", d.timed_calls},
+              {"complete", d.complete},
+              {"percentiles_exact", d.percentiles_exact},
+              {"percentile_error", d.percentiles_exact ? 0.0 : TimeTally::kPercentileError}};
+}
+
+Status read_duration(const json& j, std::optional<DurationOutcome>& out) {
+  if (!j.contains("duration") || j["duration"].is_null()) return Status::ok();
+  auto o = object_field(j, "duration");
+  if (!o.is_ok()) return o.status();
+  const json& v = *o.value();
+  DurationOutcome d;
+  OMNIB_RETURN_IF_ERROR(read_field(v, "requested_s", d.requested_s).with_context("duration: "));
+  OMNIB_RETURN_IF_ERROR(read_field(v, "elapsed_s", d.elapsed_s).with_context("duration: "));
+  OMNIB_RETURN_IF_ERROR(read_field(v, "timed_calls", d.timed_calls).with_context("duration: "));
+  OMNIB_RETURN_IF_ERROR(read_field(v, "complete", d.complete).with_context("duration: "));
+  OMNIB_RETURN_IF_ERROR(read_field(v, "percentiles_exact", d.percentiles_exact).with_context("duration: "));
+  out = d;
+  return Status::ok();
+}
+
 Status read_speedups(const json& j, std::map<std::string, double>& out) {
   if (!j.contains("speedup_vs")) return Status::ok();
   const json& s = j["speedup_vs"];
@@ -227,6 +252,7 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   OMNIB_RETURN_IF_ERROR(read_nullable(j, "setup_us", r.setup_us));
   OMNIB_RETURN_IF_ERROR(read_link_limit(j, r.link_limit));
   OMNIB_RETURN_IF_ERROR(read_profile(j, r.profile));
+  OMNIB_RETURN_IF_ERROR(read_duration(j, r.duration));
   return read_cpu(j, r.cpu);
 }
 
@@ -278,6 +304,7 @@ json to_json(const ResultRecord& r) {
   if (r.setup_us) j["setup_us"] = *r.setup_us;
   if (r.link_limit) j["link_limit"] = link_limit_json(r.link_limit);
   if (r.profile) j["profile"] = profile_json(r.profile);
+  if (r.duration) j["duration"] = duration_json(*r.duration);
   j["speedup_vs"] = r.speedup_vs;
   j["vs_best_dense"] = best_dense_json(r.vs_best_dense);
   if (!r.note.empty()) j["note"] = r.note;

@@ -80,6 +80,16 @@ struct LinkLimit {
   double of_limit = 0;  // limit_us / median time: 1 = the link never idled
 };
 
+// --duration: how long the configuration's timed calls ran, and how exact
+// its statistics are (docs/json-schema.md).
+struct DurationOutcome {
+  double requested_s = 0;          // the configuration's share of --duration (all its runs)
+  double elapsed_s = 0;            // wall time of its timed calls, rank 0's clock
+  uint64_t timed_calls = 0;        // all runs
+  bool complete = true;            // false: a checkpoint of a configuration still running
+  bool percentiles_exact = true;   // false: median, p95, p99 from a histogram (TimeTally)
+};
+
 struct ResultRecord {
   std::string algo;
   RunConfig config;
@@ -123,9 +133,14 @@ struct ResultRecord {
   std::optional<double> setup_us;
   std::optional<LinkLimit> link_limit;   // --net emulate only
   std::optional<ProfileSummary> profile;  // --profile only
+  std::optional<DurationOutcome> duration;  // --duration only
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
   std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
+
+  // False for a --duration checkpoint of a configuration that was still
+  // running: its calls so far, not the measurement asked for.
+  bool finished() const { return !duration || duration->complete; }
 };
 
 nlohmann::json to_json(const ResultRecord& r);

@@ -156,6 +156,18 @@ void TableReporter::print_setup() {
   std::fprintf(out_, "# Link set-up          : %s (max over ranks)\n", list.c_str());
 }
 
+Status TableReporter::checkpoint(const std::vector<ResultRecord>& in_progress) {
+  for (const auto& r : in_progress) {
+    if (r.skipped || !r.duration) continue;
+    std::fprintf(out_, "# checkpoint: %s B %s: %llu calls in %.0f of %.0f s, median %.1f us, %s\n",
+                 format_size(r.config.size_bytes).c_str(), r.algo.c_str(),
+                 static_cast<unsigned long long>(r.duration->timed_calls), r.duration->elapsed_s,
+                 r.duration->requested_s, r.time_us.median,
+                 r.checked ? (r.wrong_calls ? "WRONG" : "correct so far") : "unchecked");
+  }
+  return flushed(out_);
+}
+
 void TableReporter::add_headline(const std::vector<ResultRecord>& group) {
   for (const auto& r : group) {
     if (r.skipped || r.dense) continue;
@@ -205,6 +217,7 @@ Status TableReporter::finish() {
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
   print_setup();
   print_headline();
+  if (resources_) std::fprintf(out_, "%s\n", resources_footer(*resources_).c_str());
   return flushed(out_);
 }
 

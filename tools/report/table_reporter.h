@@ -25,6 +25,11 @@ class TableReporter final : public Reporter {
   explicit TableReporter(std::FILE* out) : out_(out) {}
   Status begin(const RunContext& context) override;
   Status add_group(const std::vector<ResultRecord>& group) override;
+  // One comment line per algorithm of the configuration in progress: calls
+  // so far and the median, so that a long soak shows it is alive.
+  Status checkpoint(const std::vector<ResultRecord>& in_progress) override;
+  // The footer's "# resources:" line (resources_footer()).
+  void set_resources(const ResourcesReport& resources) override { resources_ = resources; }
   Status finish() override;
 
  private:
@@ -34,6 +39,7 @@ class TableReporter final : public Reporter {
   int unchecked_rows_ = 0;
   double busbw_sum_ = 0;
   bool show_link_ = false;  // the link/rank column, under --net emulate
+  std::optional<ResourcesReport> resources_;
 
   // The headline of one configuration: the subject against the best dense.
   struct Headline {

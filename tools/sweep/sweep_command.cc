@@ -151,9 +151,12 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   auto points = expand_sweep(lists.value());
   if (!points.is_ok()) return usage(points.status().message());
   const size_t skipped = o.resume ? drop_finished(points.value(), finished_keys(existing)) : 0;
+  const size_t unfinished = drop_unfinished(existing);
   size_t total = 0;
   for (const auto& p : points.value()) total += p.todo.size();
   if (skipped) std::fprintf(stderr, "omni-bench sweep: resuming, %zu configuration(s) already done\n", skipped);
+  if (unfinished)
+    std::fprintf(stderr, "omni-bench sweep: resuming, %zu record(s) of --duration checkpoints run again\n", unfinished);
 
   RunContext context;
   for (const auto& a : argv) context.command_line += (context.command_line.empty() ? "" : " ") + a;

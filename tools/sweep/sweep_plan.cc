@@ -122,8 +122,13 @@ Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
 
 std::set<std::string> finished_keys(const std::vector<ResultRecord>& records) {
   std::set<std::string> keys;
-  for (const auto& r : records) keys.insert(r.algo + "|" + r.config.key_text());
+  for (const auto& r : records)
+    if (r.finished()) keys.insert(r.algo + "|" + r.config.key_text());
   return keys;
+}
+
+size_t drop_unfinished(std::vector<ResultRecord>& records) {
+  return std::erase_if(records, [](const ResultRecord& r) { return !r.finished(); });
 }
 
 size_t drop_finished(std::vector<SweepPoint>& points, const std::set<std::string>& finished) {

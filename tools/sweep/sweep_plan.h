@@ -56,8 +56,13 @@ Status check_aggregator_list(const std::vector<std::string>& aggregators);
 Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& lists);
 
 // The (algorithm, configuration) pairs `records` hold, as
-// "algo|RunConfig::key_text()".
+// "algo|RunConfig::key_text()". A --duration checkpoint of a configuration
+// that was still running (duration.complete false) is not finished.
 std::set<std::string> finished_keys(const std::vector<ResultRecord>& records);
+
+// Removes such unfinished records (their configurations run again, and the
+// file should not hold both); returns how many.
+size_t drop_unfinished(std::vector<ResultRecord>& records);
 
 // Drops from every point the sizes whose records for all of the point's
 // algorithms are in `finished`, and points left with none. Returns how many

@@ -1,0 +1,71 @@
+// What a process holds, read from /proc: resident memory now and at its
+// peak, threads, open descriptors; and one process's holdings over the
+// measured part of a run (a sample at its first timed call, and the latest),
+// as ranks send them to rank 0 through the rendezvous store.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/status.h"
+
+namespace omnib {
+
+struct ResourceSample {
+  uint64_t rss_bytes = 0;       // VmRSS
+  uint64_t peak_rss_bytes = 0;  // VmHWM: the most the process ever held resident
+  uint64_t threads = 0;         // Threads
+  uint64_t fds = 0;             // entries of /proc/<pid>/fd, the listing's own descriptor not counted
+};
+
+// Reads process `pid` (0: this process). Blocks on /proc only (tens of
+// microseconds). kUnavailable when /proc cannot be read: not Linux, a process
+// of another user, or one that is gone.
+Result<ResourceSample> read_resources(pid_t pid = 0);
+
+// The roles a process of a run plays (docs/json-schema.md, "resources").
+inline constexpr const char* kLauncherRole = "launcher";  // serves the store (the local launcher)
+inline constexpr const char* kWorkerRole = "worker";
+inline constexpr const char* kAggregatorRole = "aggregator";
+
+struct ProcessResources {
+  std::string role;  // one of the roles above
+  int rank = -1;     // -1: the launcher
+  ResourceSample start, end;
+  uint64_t calls = 0;   // collective calls the process's rank made between start and end
+  double seconds = 0;   // between start and end
+};
+
+nlohmann::json to_json(const ProcessResources& p);
+// Checks every field's type, the role, and that `seconds` is not negative.
+Result<ProcessResources> process_resources_from_json(const nlohmann::json& j);
+
+// Watches one process: start() takes the start sample; report() a fresh end
+// sample. Not thread-safe: one thread calls it.
+class ResourceWatch {
+ public:
+  ResourceWatch(std::string role, int rank, pid_t pid = 0) : role_(std::move(role)), rank_(rank), pid_(pid) {}
+  // Takes the start sample (again, if called again).
+  Status start();
+  bool started() const { return start_.has_value(); }
+  // Forgets the start sample: the next start() or report() takes a new one.
+  void reset() { start_.reset(); }
+  // The start sample (taken now if start() was not called) and a fresh one;
+  // `calls`: collective calls since start().
+  Result<ProcessResources> report(uint64_t calls);
+
+ private:
+  std::string role_;
+  int rank_;
+  pid_t pid_;
+  std::optional<ResourceSample> start_;
+  std::chrono::steady_clock::time_point started_at_;
+};
+
+}  // namespace omnib
