@@ -139,6 +139,33 @@ TEST(FabricConnection, ClosedPeerIsUnavailable) {
   EXPECT_LT(seconds_since(start), 2.0) << "the closing notice, not the timeout, should end the wait";
 }
 
+// A closing notice says how many frames the peer sent whole: those are
+// delivered first, even when the notice overtakes the rest of one of them
+// (a peer that finished its part of a collective and closed its links).
+TEST(FabricConnection, FramesSentBeforeTheClosingNoticeAreDeliveredFirst) {
+  auto p = make_fabric_pair(7, 7, milliseconds(3000));
+  // Frame 0, sent by hand where a's connection would send it: its head, the
+  // notice (one frame sent whole), and only then the rest of its payload.
+  const auto to_b = [&](fabric_wire::Kind kind, const void* data, size_t n) {
+    return testing::send_raw_fabric(*p->ep_a, p->a_to_b, fabric_wire::tag(kind, testing::FabricPair::kConnB, 0),
+                                    std::string(static_cast<const char*>(data), n));
+  };
+  const std::string payload(100000, 'r');
+  const wire::FrameHeader h = make_header(wire::FrameType::kDense, 7, 0, 0, payload.size());
+  const fabric_wire::Control closing{wire::kMagic, static_cast<uint32_t>(fabric_wire::ControlType::kClose), 1, 0, 0};
+  ASSERT_TRUE(to_b(fabric_wire::Kind::kHead, &h, sizeof(h)));
+  ASSERT_TRUE(to_b(fabric_wire::Kind::kControl, &closing, sizeof(closing)));
+  std::this_thread::sleep_for(milliseconds(200));  // b has read the notice
+  ASSERT_TRUE(to_b(fabric_wire::Kind::kRest, payload.data(), payload.size()));
+  Frame f;
+  Status s = p->b->recv(f);
+  ASSERT_TRUE(s.is_ok()) << s.message();
+  EXPECT_EQ(f.payload.size(), payload.size());
+  s = p->b->recv(f);
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s.message();
+  EXPECT_NE(s.message().find("closed the link"), std::string::npos) << s.message();
+}
+
 TEST(FabricConnection, AbortUnblocksAWaitingReceiver) {
   auto p = make_fabric_pair(7, 7, milliseconds(10000));
   Status s;

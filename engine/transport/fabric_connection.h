@@ -22,8 +22,10 @@
 // until the peer has credit for it. Bytes and frames count as sent when a
 // frame is accepted, and as received when it has arrived whole.
 //
-// Failure: a peer that closes or aborts its end says so, and every waiter
-// here wakes with kUnavailable; a send that the provider cannot deliver
+// Failure: a peer that closes or aborts its end says so, with the number
+// of frames it sent whole; once those are here every waiter wakes with
+// kUnavailable (frames it had sent whole but that never come leave the wait
+// to its deadline); a send that the provider cannot deliver
 // (a dead peer) does the same. A peer that dies silently is noticed by the
 // deadline of whoever waits on it (kTimeout).
 #pragma once

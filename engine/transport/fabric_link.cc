@@ -324,7 +324,9 @@ void FabricLink::on_failed(FabricOp& op, bool canceled, const std::string& why) 
   }
   if (!is_send) receives_.erase(&op);
   if (op.kind == kControlSend && op.arg == static_cast<uint64_t>(fw::ControlType::kCredit)) credit_in_flight_ = false;
-  if (canceled) return;
+  // A peer that closed may be gone before a credit reaches it: no failure
+  // of ours, and the frames it sent whole are still to be delivered.
+  if (canceled || (op.kind == kControlSend && peer_closed_after_)) return;
   if (is_send)
     fail_locked(unavailable_error(name_ + ": sending to rank " + std::to_string(peer_.rank) + " failed: " + why +
                                   " (did the peer die?)"));

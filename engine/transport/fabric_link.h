@@ -102,6 +102,8 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   void on_rest_locked(FabricOp& op, size_t len);
   void on_control_locked(FabricOp& op, size_t len);
   void deliver_locked();
+  // Fails the link once the frames a closing peer sent whole are delivered.
+  void fail_when_peer_done_locked();
   void cancel_receives_locked();
 
   const std::shared_ptr<FabricEndpoint> ep_;
@@ -132,6 +134,7 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   uint64_t bytes_arrived_ = 0;
   uint64_t advertised_frames_ = 0, advertised_bytes_ = 0, advertised_budget_ = 0;
   bool credit_in_flight_ = false;
+  std::optional<uint64_t> peer_closed_after_;  // frames the peer sent whole before it closed
   size_t control_receives_ = 0;
   std::unordered_set<FabricOp*> receives_;  // posted, to cancel on failure
 

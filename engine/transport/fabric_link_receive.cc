@@ -107,7 +107,7 @@ bool FabricLink::post_rest_receives_locked(Incoming& in, uint64_t frame) {
 // Credits go out in batches: when a quarter of the window is new, or when
 // the peer has used every credit it had (it may be waiting).
 void FabricLink::maybe_send_credit_locked() {
-  if (credit_in_flight_ || !failure_.is_ok()) return;
+  if (credit_in_flight_ || !failure_.is_ok() || peer_closed_after_) return;
   const uint64_t batch = std::max<uint64_t>(1, recv_window_ / 4);
   const bool frames_due = granted_ > advertised_frames_ &&
                           (granted_ - advertised_frames_ >= batch || heads_seen_ >= advertised_frames_);
@@ -129,7 +129,8 @@ bool FabricLink::send_control_locked(fw::ControlType type) {
     fail_locked(slot.status().with_context(name_ + ": "));
     return false;
   }
-  const fw::Control c{wire::kMagic, static_cast<uint32_t>(type), granted_, bytes_arrived_, inflight_budget_};
+  const uint64_t frames = type == fw::ControlType::kClose ? done_ : granted_;  // done_: tickets = frames, in order
+  const fw::Control c{wire::kMagic, static_cast<uint32_t>(type), frames, bytes_arrived_, inflight_budget_};
   std::memcpy(slot.value().data, &c, sizeof(c));
   iovec iov{slot.value().data, sizeof(c)};
   void* desc = slot.value().desc;
@@ -218,9 +219,12 @@ void FabricLink::on_control_locked(FabricOp& op, size_t len) {
   if (len != sizeof(c) || c.magic != wire::kMagic)
     return fail_locked(unavailable_error(name_ + ": rank " + std::to_string(peer_.rank) +
                                          " sent a malformed control message"));
-  if (c.type == static_cast<uint32_t>(fw::ControlType::kClose))
-    return fail_locked(unavailable_error(name_ + ": rank " + std::to_string(peer_.rank) +
-                                         " closed the link (did it fail, abort or exit?)"));
+  if (c.type == static_cast<uint32_t>(fw::ControlType::kClose)) {
+    // Its last frames may still be arriving (the notice can overtake the
+    // rest of one): they are delivered first, as TCP reads up to the FIN.
+    peer_closed_after_ = c.frames_granted;
+    return fail_when_peer_done_locked();
+  }
   peer_frames_ = std::max(peer_frames_, c.frames_granted);
   peer_arrived_ = std::max(peer_arrived_, c.bytes_arrived);
   peer_budget_ = c.bytes_budget;
@@ -242,6 +246,13 @@ void FabricLink::deliver_locked() {
   if (!any) return;
   notify_locked(true, false);
   maybe_send_credit_locked();
+  fail_when_peer_done_locked();
+}
+
+void FabricLink::fail_when_peer_done_locked() {
+  if (!peer_closed_after_ || delivered_ < *peer_closed_after_) return;
+  fail_locked(unavailable_error(name_ + ": rank " + std::to_string(peer_.rank) +
+                                " closed the link (did it fail, abort or exit?)"));
 }
 
 void FabricLink::cancel_receives_locked() {

@@ -78,13 +78,16 @@ constexpr size_t kHelloMessageBytes = sizeof(wire::FrameHeader) + sizeof(wire::H
 
 enum class ControlType : uint32_t {
   kCredit = 1,  // the receiver's cumulative grants
-  kClose = 2,   // the sender closed or aborted the link
+  kClose = 2,   // the sender closed or aborted the link, after frames_granted frames sent whole
 };
 
 // Credits are cumulative, so a later message replaces an earlier one. The
 // sender may start frame f while f < frames_granted, and while its frame
 // bytes so far plus the frame's stay within bytes_arrived + bytes_budget (or
 // when everything it sent has arrived); bytes_budget 0: no byte limit.
+// A closing notice carries instead, in frames_granted, how many frames its
+// sender had sent whole (every message completed): the receiver delivers
+// those, which may still be arriving, before it fails the link.
 struct Control {
   uint32_t magic;  // wire::kMagic
   uint32_t type;   // ControlType
