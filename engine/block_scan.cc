@@ -67,11 +67,8 @@ void find_small_nonzero_blocks(const W* t, size_t block_size, BlockRange range, 
       }
     } else {
       for (uint64_t b = begin; b < end; ++b) {
-        const W* p = t + b * block_size;
-        W acc = 0;
-        for (size_t j = 0; j < block_size; ++j) acc |= p[j] & kMagnitude;
         found[n] = b;
-        n += acc != 0;
+        n += any_magnitude_bits(t + b * block_size, block_size);
       }
     }
     out.insert(out.end(), found, found + n);
