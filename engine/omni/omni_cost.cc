@@ -37,11 +37,13 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const BatchCut cut = batch_cut(c, shards);
   const auto per_batch = static_cast<double>(cut.per_batch);
-  const double pieces = std::ceil(nb / static_cast<double>(cut.piece_blocks));
+  const auto groups = static_cast<double>(
+      BatchCut::groups_in(static_cast<uint64_t>(std::ceil(nb / static_cast<double>(cut.piece_blocks)))));
   // A stream of k blocks, `fill` of whose elements are non-zero: a batch per
-  // full batch's worth, and at least one per scan piece that holds a block.
+  // full batch's worth, and at least one per group of scan pieces that holds
+  // a block.
   auto stream = [&](double blocks, double fill) {
-    const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, pieces)});
+    const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, groups)});
     BatchShape shape;
     shape.blocks = static_cast<uint64_t>(std::llround(blocks));
     shape.elements = shape.blocks * c.block_size;

@@ -1,6 +1,7 @@
 #include "engine/omni/stream_tuning.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace omnib {
 namespace {
@@ -42,6 +43,23 @@ BatchCut BatchCut::for_blocks(size_t block_bytes, size_t frame_bytes) {
   cut.piece_blocks = std::max<size_t>(1, kScanPieceBytes / block_bytes);
   cut.per_batch = std::max<size_t>(1, frame_bytes / block_bytes);
   return cut;
+}
+
+namespace {
+
+// Pieces in the group that holds `piece`: 1, 1, 2, 4, ... up to the cap.
+uint64_t group_width(uint64_t piece) {
+  return piece < 2 ? 1 : std::min(BatchCut::kMaxGroupPieces, std::bit_floor(piece));
+}
+
+}  // namespace
+
+uint64_t BatchCut::group_of_piece(uint64_t piece) { return piece / group_width(piece) * group_width(piece); }
+
+uint64_t BatchCut::groups_in(uint64_t pieces) {
+  uint64_t groups = 0;
+  for (uint64_t p = 0; p < pieces; p = group_of_piece(p) + group_width(p)) ++groups;
+  return groups;
 }
 
 }  // namespace omnib

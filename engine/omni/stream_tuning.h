@@ -27,20 +27,30 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link);
 
 // How a worker cuts its stream to one shard into batches. The worker scans
-// its tensor in pieces of piece_blocks blocks (about 1 MiB) and a batch holds
-// the blocks of one piece, at most per_batch of them: so a sparse tensor's
-// first batches leave after one piece is scanned, not once a whole batch has
-// been found, and where batches end depends only on the data.
+// its tensor in pieces of piece_blocks blocks (about 1 MiB). A batch holds
+// the blocks of one group of pieces, at most per_batch of them. Groups widen
+// along the tensor: pieces 0 and 1 alone, then 2-3, 4-7, and from there
+// groups of kMaxGroupPieces: so a sparse tensor's first batches leave after
+// one piece is scanned, not once a whole batch has been found, while its
+// later batches are not a frame per piece (at density 0.01 a piece holds a
+// few blocks per shard: frames that small made the streams a chain of round
+// trips). Where batches end depends only on the data.
 struct BatchCut {
+  static constexpr uint64_t kMaxGroupPieces = 8;
   uint64_t piece_blocks = 1;
   size_t per_batch = 1;
 
   static BatchCut for_blocks(size_t block_bytes, size_t frame_bytes);
   uint64_t piece_of(uint64_t block) const { return block / piece_blocks; }
+  // The first piece of the group that holds `block`.
+  uint64_t group_of(uint64_t block) const { return group_of_piece(piece_of(block)); }
+  static uint64_t group_of_piece(uint64_t piece);
+  // How many groups `pieces` pieces make.
+  static uint64_t groups_in(uint64_t pieces);
   // Whether `block` opens a new batch after `last` (the batch's last block),
   // which holds `held` blocks.
   bool starts_new(uint64_t last, uint64_t block, size_t held) const {
-    return held >= per_batch || piece_of(block) != piece_of(last);
+    return held >= per_batch || group_of(block) != group_of(last);
   }
 };
 

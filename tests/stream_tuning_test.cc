@@ -1,0 +1,49 @@
+// How the omni engine cuts a worker's stream into batches (BatchCut): the
+// first batches leave after one scan piece, later ones span widening groups
+// of pieces, and no batch exceeds its block budget.
+#include "engine/omni/stream_tuning.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace omnib {
+namespace {
+
+TEST(BatchCut, GroupsWidenFromOnePieceToTheCap) {
+  std::vector<uint64_t> starts;
+  for (uint64_t p = 0; p < 40; ++p) starts.push_back(BatchCut::group_of_piece(p));
+  const std::vector<uint64_t> expected = {0,  1,  2,  2,  4,  4,  4,  4,  8,  8,  8,  8,  8,  8,
+                                          8,  8,  16, 16, 16, 16, 16, 16, 16, 16, 24, 24, 24, 24,
+                                          24, 24, 24, 24, 32, 32, 32, 32, 32, 32, 32, 32};
+  EXPECT_EQ(starts, expected);
+}
+
+TEST(BatchCut, CountsTheGroupsOfATensor) {
+  EXPECT_EQ(BatchCut::groups_in(0), 0u);
+  EXPECT_EQ(BatchCut::groups_in(1), 1u);
+  EXPECT_EQ(BatchCut::groups_in(3), 3u);   // 0 | 1 | 2-3
+  EXPECT_EQ(BatchCut::groups_in(4), 3u);
+  EXPECT_EQ(BatchCut::groups_in(5), 4u);   // ... | 4-7 (open)
+  EXPECT_EQ(BatchCut::groups_in(64), 11u); // 0 | 1 | 2-3 | 4-7 | 8-15 | 16-23 | ... | 56-63
+  for (uint64_t pieces = 1; pieces < 300; ++pieces) {
+    uint64_t boundaries = 1;
+    for (uint64_t p = 1; p < pieces; ++p)
+      boundaries += BatchCut::group_of_piece(p) != BatchCut::group_of_piece(p - 1);
+    EXPECT_EQ(BatchCut::groups_in(pieces), boundaries) << pieces << " pieces";
+  }
+}
+
+TEST(BatchCut, ABatchEndsAtAGroupOrItsBudget) {
+  const BatchCut cut = BatchCut::for_blocks(1024, 64 << 10);  // 1 KiB blocks, 64 KiB frames
+  ASSERT_EQ(cut.piece_blocks, 1024u);
+  ASSERT_EQ(cut.per_batch, 64u);
+  EXPECT_TRUE(cut.starts_new(10, 1024 + 3, 1));             // piece 0 | piece 1
+  EXPECT_FALSE(cut.starts_new(2 * 1024, 3 * 1024 + 5, 1));  // pieces 2 and 3: one group
+  EXPECT_TRUE(cut.starts_new(3 * 1024, 4 * 1024, 1));       // 2-3 | 4-7
+  EXPECT_FALSE(cut.starts_new(16 * 1024, 23 * 1024, 63));   // 16-23, under budget
+  EXPECT_TRUE(cut.starts_new(16 * 1024, 17 * 1024, 64));    // the budget is full
+}
+
+}  // namespace
+}  // namespace omnib
