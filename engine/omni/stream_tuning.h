@@ -18,7 +18,8 @@ struct StreamTuning {
   size_t inflight_bytes = 0;  // bytes a link may have in flight to its receiver; 0: the transport's default
 };
 
-// Bytes a receiver keeps in flight over all its links: 4 ms at its link rate,
+// Bytes a receiver keeps in flight over all its links: 4 ms at its link rate
+// but at least 128 KiB (smaller frames cost more CPU than slow links save),
 // or, when the rate is unknown (loopback, a real cluster), 8 MiB.
 uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 
