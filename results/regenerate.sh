@@ -4,9 +4,12 @@
 # on emulated links (docs/emulation.md).
 #
 #   results/regenerate.sh            the example study and its figures, and the CI baseline
-#   results/regenerate.sh --check    runs the example study twice into a temporary folder
-#                                    and checks that every speedup's direction reproduces
-#                                    (results/check_directions.py); changes nothing here
+#   results/regenerate.sh --check [DIR]    runs the example study twice (into DIR, kept, or a
+#                                          temporary folder) and checks that every speedup's
+#                                          direction reproduces (results/check_directions.py)
+#   results/regenerate.sh --recheck [DIR]  runs it once more and checks the directions of
+#                                          results/example-study.json against that run
+#   Neither changes anything here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${OMNI_BENCH:-build/omni-bench}"
@@ -19,7 +22,7 @@ bin="${OMNI_BENCH:-build/omni-bench}"
 study() {
   "$bin" sweep --net emulate --link-rate 1gbit --density 0.001,0.01,0.1,0.3,1 --nodes 2,4 \
     --workload blocks,topk -d float,bf16 \
-    --algo omni,ring,ps,tree,gloo-ring-chunked,allgather,sparcml-split,oktopk --sizes 4M -n 5 -w 1 --repeat 3 \
+    --algo omni,ring,ps,tree,gloo-ring-chunked,allgather,sparcml-split,oktopk --sizes 4M -n 10 -w 2 --repeat 3 \
     -J "$1" "${@:2}"
 }
 
@@ -33,13 +36,28 @@ scaling() {
     --algo omni --sizes 16M -n 5 -w 1 --repeat 3 -J "$2" "${@:3}"
 }
 
-if [[ "${1:-}" == "--check" ]]; then
-  tmp="$(mktemp -d "${TMPDIR:-/tmp}/regenerate.XXXXXX")"
-  trap 'rm -rf "$tmp"' EXIT
-  study "$tmp/first.json"
-  study "$tmp/second.json"
-  exec /usr/bin/python3 results/check_directions.py "$tmp/first.json" "$tmp/second.json"
-fi
+case "${1:-}" in
+  --check|--recheck)
+    # The studies go into the folder given after the option (kept, to look
+    # into), else into a temporary one (removed).
+    if [[ -n "${2:-}" ]]; then
+      dir="$2"
+      mkdir -p "$dir"
+    else
+      dir="$(mktemp -d "${TMPDIR:-/tmp}/regenerate.XXXXXX")"
+      trap 'rm -rf "$dir"' EXIT
+    fi
+    first=results/example-study.json
+    if [[ "$1" == "--check" ]]; then
+      first="$dir/first.json"
+      study "$first" --force
+    fi
+    study "$dir/second.json" --force
+    /usr/bin/python3 results/check_directions.py "$first" "$dir/second.json"
+    exit $? ;;
+  "") ;;
+  *) echo "regenerate: unknown option '$1' (use --check [DIR] or --recheck [DIR])" >&2; exit 2 ;;
+esac
 
 study results/example-study.json --force
 rm -rf plots/example-study
