@@ -1,6 +1,7 @@
 #include "tools/sweep/sweep_plan.h"
 
 #include <cstdlib>
+#include <functional>
 
 #include <CLI/CLI.hpp>
 
@@ -69,54 +70,90 @@ Status check_aggregator_list(const std::vector<std::string>& aggregators) {
   return Status::ok();
 }
 
+namespace {
+
+// One value of every swept dimension: a point of the cross product.
+struct Choice {
+  std::string nodes, aggregators, rate, workload, overlap, block, dtype, encoding, density;
+};
+
+// Calls `visit` with every combination of one value per list, the first list
+// outermost, until it fails.
+Status for_each_combination(const std::vector<const std::vector<std::string>*>& lists,
+                            const std::function<Status(const std::vector<std::string>&)>& visit) {
+  for (const auto* list : lists)
+    if (list->empty()) return Status::ok();
+  std::vector<size_t> at(lists.size(), 0);
+  std::vector<std::string> values(lists.size());
+  while (true) {
+    for (size_t i = 0; i < lists.size(); ++i) values[i] = (*lists[i])[at[i]];
+    OMNIB_RETURN_IF_ERROR(visit(values));
+    size_t i = lists.size();
+    while (i > 0 && ++at[i - 1] == lists[i - 1]->size()) at[--i] = 0;  // the last list turns fastest
+    if (i == 0) return Status::ok();
+  }
+}
+
+// The allreduce arguments and description of one choice; empty values take
+// allreduce's defaults.
+SweepPoint point_of(const SweepLists& l, const Choice& c) {
+  SweepPoint p;
+  p.args = {"allreduce", "--algo", join(l.algos, ","), "--nodes", c.nodes, "--block-size", c.block,
+            "--overlap", c.overlap, "-d", c.dtype};
+  p.description = "nodes " + c.nodes;
+  if (!c.aggregators.empty()) {
+    const std::string k = c.aggregators == "nodes" ? c.nodes : c.aggregators;
+    p.args.insert(p.args.end(), {"--aggregators", k});
+    if (k != "0") p.description += ", aggregators " + k;
+  }
+  if (!c.density.empty()) {
+    p.args.insert(p.args.end(), {"--density", c.density});
+    p.description += ", density " + c.density;
+  }
+  p.description += ", block " + c.block;
+  if (c.dtype != "float") p.description += ", " + c.dtype;
+  if (!c.encoding.empty()) {
+    p.args.insert(p.args.end(), {"--encoding", c.encoding});
+    p.description += ", encoding " + c.encoding;
+  }
+  if (c.overlap != "random") p.description += ", overlap " + c.overlap;
+  if (c.workload != "blocks") {
+    p.args.insert(p.args.end(), {"--workload", c.workload});
+    p.description += ", workload " + c.workload;
+  }
+  if (l.emulate || !c.rate.empty()) p.args.insert(p.args.end(), {"--net", "emulate"});
+  if (!c.rate.empty()) {
+    p.args.insert(p.args.end(), {"--link-rate", c.rate});
+    p.description += ", link " + c.rate;
+  }
+  p.args.insert(p.args.end(), l.passthrough.begin(), l.passthrough.end());
+  return p;
+}
+
+}  // namespace
+
 Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
   std::vector<SweepPoint> points;
   const std::vector<std::string> none{""};
-  const auto& rates = l.link_rates.empty() ? none : l.link_rates;
-  const auto& aggregators = l.aggregators.empty() ? none : l.aggregators;
-  const auto& encodings = l.encodings.empty() ? none : l.encodings;
-  for (const auto& n : l.nodes)
-    for (const auto& k : aggregators)
-      for (const auto& rate : rates)
-        for (const auto& w : l.workloads)
-          for (const auto& ov : l.overlaps)
-            for (const auto& b : l.block_sizes)
-              for (const auto& t : l.datatypes)
-                for (const auto& e : encodings)
-                  for (const auto& d : workload_fixes_density(w) ? none : l.densities) {
-                    SweepPoint p;
-                    p.args = {"allreduce", "--algo", join(l.algos, ","), "--nodes", n, "--block-size", b,
-                              "--overlap", ov, "-d", t};
-                    p.description = "nodes " + n;
-                    if (!k.empty()) {
-                      p.args.insert(p.args.end(), {"--aggregators", k == "nodes" ? n : k});
-                      if (k != "0") p.description += ", aggregators " + (k == "nodes" ? n : k);
-                    }
-                    if (!d.empty()) {
-                      p.args.insert(p.args.end(), {"--density", d});
-                      p.description += ", density " + d;
-                    }
-                    p.description += ", block " + b;
-                    if (t != "float") p.description += ", " + t;
-                    if (!e.empty()) {
-                      p.args.insert(p.args.end(), {"--encoding", e});
-                      p.description += ", encoding " + e;
-                    }
-                    if (ov != "random") p.description += ", overlap " + ov;
-                    if (w != "blocks") {
-                      p.args.insert(p.args.end(), {"--workload", w});
-                      p.description += ", workload " + w;
-                    }
-                    if (l.emulate || !rate.empty()) p.args.insert(p.args.end(), {"--net", "emulate"});
-                    if (!rate.empty()) {
-                      p.args.insert(p.args.end(), {"--link-rate", rate});
-                      p.description += ", link " + rate;
-                    }
-                    p.args.insert(p.args.end(), l.passthrough.begin(), l.passthrough.end());
-                    auto planned = plan_point(p, l.size_args);
-                    if (!planned.is_ok()) return planned;
-                    points.push_back(std::move(p));
-                  }
+  auto or_none = [&](const std::vector<std::string>& list) -> const std::vector<std::string>* {
+    return list.empty() ? &none : &list;
+  };
+  // Nodes outermost (ranks relaunch least), density innermost.
+  const std::vector<const std::vector<std::string>*> axes = {
+      &l.nodes,       or_none(l.aggregators), or_none(l.link_rates), &l.workloads,       &l.overlaps,
+      &l.block_sizes, &l.datatypes,           or_none(l.encodings),  or_none(l.densities)};
+  const Status walked = for_each_combination(axes, [&](const std::vector<std::string>& v) {
+    Choice c{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+    if (workload_fixes_density(c.workload)) {
+      if (c.density != axes[8]->front()) return Status::ok();  // the workload's density, once
+      c.density.clear();
+    }
+    SweepPoint p = point_of(l, c);
+    OMNIB_RETURN_IF_ERROR(plan_point(p, l.size_args));
+    points.push_back(std::move(p));
+    return Status::ok();
+  });
+  if (!walked.is_ok()) return walked;
   return points;
 }
 
