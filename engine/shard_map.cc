@@ -25,6 +25,12 @@ uint64_t ShardMap::default_stripe(size_t block_bytes, uint64_t blocks, int shard
   return std::max<uint64_t>(1, std::min(by_bytes, fair));
 }
 
+int ShardMap::active_shards(size_t block_bytes, uint64_t blocks, int shards) {
+  const uint64_t tensor_bytes = blocks * std::max<size_t>(1, block_bytes);
+  const uint64_t fit = tensor_bytes / kMinShardBytes;
+  return static_cast<int>(std::clamp<uint64_t>(fit, 1, static_cast<uint64_t>(std::max(1, shards))));
+}
+
 int ShardMap::owner(uint64_t block) const {
   if (layout_ == ShardLayout::kStriped) return static_cast<int>((block / stripe_) % static_cast<uint64_t>(shards_));
   // The last shard whose range starts at or below `block`.

@@ -31,6 +31,15 @@ class ShardMap {
   // narrower when `blocks` would not give each of `shards` a stripe.
   static uint64_t default_stripe(size_t block_bytes, uint64_t blocks, int shards);
 
+  // How many of `shards` a tensor of `blocks` blocks is dealt to: as many as
+  // give each at least kMinShardBytes of values, at least one, at most all.
+  // Every shard in use costs each worker a stream there and back (at least
+  // two frames a call, however few blocks it holds), so a small tensor over
+  // many shards is bound by frames, not bytes. The shards past the count own
+  // no block and exchange nothing for the call.
+  static constexpr size_t kMinShardBytes = 16384;
+  static int active_shards(size_t block_bytes, uint64_t blocks, int shards);
+
   uint64_t blocks() const { return blocks_; }
   int shards() const { return shards_; }
   ShardLayout layout() const { return layout_; }

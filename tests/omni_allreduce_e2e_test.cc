@@ -65,6 +65,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"coo_inplace_int32_odd",
              {"--algo", "omni", "--nodes", "5", "-b", "400012", "-e", "400012", "--density", "0.05", "--workload",
               "scattered", "--encoding", "coo", "--inplace", "-d", "int32", "--block-size", "100"}},
+        // Sizes on both sides of ShardMap::kMinShardBytes: from one shard in use to all.
+        Case{"small_tensors_few_shards",
+             {"--algo", "omni,ps", "--nodes", "5", "-b", "4K", "-e", "256K", "-f", "4", "--density", "0.3"}},
+        Case{"small_tensor_few_aggregators",
+             {"--algo", "omni", "--nodes", "3", "--aggregators", "3", "-b", "40K", "-e", "40K", "--density", "0.5",
+              "--inplace"}},
         Case{"auto_block_size_1",
              {"--algo", "omni", "--nodes", "3", "-b", "256K", "-e", "256K", "--density", "0.05", "--workload", "topk",
               "--block-size", "1"}}),
@@ -119,7 +125,10 @@ INSTANTIATE_TEST_SUITE_P(
              {"--nodes", "3", "--aggregators", "2", "-b", "2M", "-e", "2M", "--density", "0.01", "--workload",
               "scattered", "--encoding", "coo"}},
         Case{"bitmap_bf16", {"--nodes", "4", "-b", "2M", "-e", "2M", "--density", "0.05", "--workload", "scattered",
-                             "--encoding", "bitmap", "-d", "bf16"}}),
+                             "--encoding", "bitmap", "-d", "bf16"}},
+        // Two of six shards in use (ShardMap::active_shards); one of three aggregators.
+        Case{"small_tensor_colocated", {"--nodes", "6", "-b", "32K", "-e", "32K", "--density", "0.3"}},
+        Case{"small_tensor_dedicated", {"--nodes", "3", "--aggregators", "3", "-b", "16K", "-e", "16K", "--density", "0.2"}}),
     testing::case_name);
 
 TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {
@@ -128,6 +137,16 @@ TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {
   // Per rank: one empty batch to each of 3 remote shards, one empty result to
   // each of 3 remote workers: 6 * (32 + 16) bytes.
   EXPECT_EQ(doc["results"][0]["wire_bytes"]["sent_per_rank_max"].get<double>(), 6 * 48);
+}
+
+TEST(OmniWireBytes, ASmallTensorTalksToOneShard) {
+  // 16 KiB is one shard's worth (ShardMap::kMinShardBytes): only rank 0's
+  // shard is in use. It sends an empty result to each of 3 remote workers;
+  // each of them one empty batch to it; nobody else sends.
+  auto doc = run_allreduce_ok({"--algo", "omni", "--nodes", "4", "-b", "16K", "-e", "16K", "--density", "0"});
+  ASSERT_FALSE(doc.is_null());
+  EXPECT_EQ(doc["results"][0]["wire_bytes"]["sent_per_rank_max"].get<double>(), 3 * 48);
+  EXPECT_EQ(doc["results"][0]["wire_bytes"]["sent_total"].get<double>(), 6 * 48);
 }
 
 TEST(OmniReport, TableAndJsonCarryTheRequiredFields) {

@@ -70,6 +70,19 @@ TEST(ShardMap, StripesSpreadAHotPrefixOverEveryShard) {
   EXPECT_EQ(per_contiguous[0], 1000);
 }
 
+TEST(ShardMap, ASmallTensorUsesOnlyTheShardsItFills) {
+  const size_t kib = 1024;  // 256 floats a block
+  // 64 KiB: four shards of 16 KiB, however many there are.
+  EXPECT_EQ(ShardMap::active_shards(kib, 64, 64), 4);
+  EXPECT_EQ(ShardMap::active_shards(kib, 64, 3), 3);
+  // Below one shard's worth: still one shard; an empty tensor too.
+  EXPECT_EQ(ShardMap::active_shards(kib, 5, 8), 1);
+  EXPECT_EQ(ShardMap::active_shards(kib, 0, 8), 1);
+  // Large enough for all: every shard.
+  EXPECT_EQ(ShardMap::active_shards(kib, 16 * 256, 256), 256);
+  EXPECT_EQ(ShardMap::active_shards(kib, 16 * 256 - 1, 256), 255);
+}
+
 TEST(ShardMap, LayoutNamesRoundTrip) {
   for (ShardLayout l : {ShardLayout::kContiguous, ShardLayout::kStriped}) {
     ShardLayout parsed{};

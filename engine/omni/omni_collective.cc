@@ -94,9 +94,10 @@ void OmniCollective::abort() { links_.abort_all(); }  // every waiting lane wake
 void OmniCollective::size_streams() {
   const uint64_t tensor_bytes = static_cast<uint64_t>(layout_.count()) * elem_size_;
   const auto before = std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes);
-  // A shard hears from every worker; a worker from every shard.
-  to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / static_cast<uint64_t>(shards()));
-  to_workers_ = tune_streams(link_rate_bps_, shards(), tensor_bytes / static_cast<uint64_t>(shards()));
+  // A shard hears from every worker; a worker from every shard in use.
+  const auto active = static_cast<uint64_t>(map_.shards());
+  to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / active);
+  to_workers_ = tune_streams(link_rate_bps_, map_.shards(), tensor_bytes / active);
   cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes);
   if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
   // Each end sizes what it receives.
@@ -112,15 +113,21 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (in.count != out.count) return usage_error("omni: input and output counts differ");
   ++seq_;
   layout_ = BlockLayout(in.count, block_size_);
-  map_ = ShardMap(layout_.num_blocks(), shards(), layout_kind_, ShardMap::default_stripe(block_size_ * elem_size_, layout_.num_blocks(), shards()));
+  const size_t block_bytes = block_size_ * elem_size_;
+  const uint64_t blocks = layout_.num_blocks();
+  const int active = ShardMap::active_shards(block_bytes, blocks, shards());  // the rest sit this call out
+  map_ = ShardMap(blocks, active, layout_kind_, ShardMap::default_stripe(block_bytes, blocks, active));
   size_streams();
   if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_, map_));
   if (aggregator_) aggregator_->reset(layout_);
 
   std::vector<Status (OmniCollective::*)()> roles;
   if (job_.is_worker()) roles = {&OmniCollective::send_all, &OmniCollective::receive_all};
-  if (aggregator_) roles.push_back(&OmniCollective::aggregate);
-  std::function<Status(int)> body = [&](int lane) { return (this->*roles[static_cast<size_t>(lane)])(); };
+  if (aggregator_ && my_shard() < map_.shards()) roles.push_back(&OmniCollective::aggregate);
+  std::function<Status(int)> body = [&](int lane) {
+    const auto role = static_cast<size_t>(lane);
+    return role < roles.size() ? (this->*roles[role])() : Status::ok();  // an idle shard's lane
+  };
   std::function<void()> on_failure = [this] { abort(); };
   return lanes_->run(body, on_failure);  // the harness names the rank and algorithm
 }
@@ -131,7 +138,7 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 Status OmniCollective::send_all() {
   trace::name_thread("send to shards");
   const uint64_t blocks = layout_.num_blocks();
-  for (int s = 0; s < shards(); ++s) {
+  for (int s = 0; s < map_.shards(); ++s) {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
     ss.nonzeros.clear();
@@ -149,8 +156,8 @@ Status OmniCollective::send_all() {
     const uint64_t mark = send_waker_.mark();
     bool moved = false, all_ended = true;
     const bool complete = scanned == blocks;
-    for (int i = 0; i < shards(); ++i) {
-      const int s = (job_.rank + i) % shards();  // ranks start on different shards
+    for (int i = 0; i < map_.shards(); ++i) {
+      const int s = (job_.rank + i) % map_.shards();  // ranks start on different shards
       SendShard& ss = send_shards_[static_cast<size_t>(s)];
       if (ss.ended) continue;
       all_ended = false;
@@ -222,7 +229,7 @@ Status OmniCollective::send_all() {
       return timeout_error("no shard took a batch within the timeout (is an aggregator stuck?)");
   }
   // The tensor's memory stays the caller's: every send must be finished.
-  for (int s = 0; s < shards(); ++s) {
+  for (int s = 0; s < map_.shards(); ++s) {
     const SendShard& ss = send_shards_[static_cast<size_t>(s)];
     while (to_shard(s).sends_done() < ss.last_ticket) {
       const uint64_t mark = send_waker_.mark();
@@ -243,13 +250,13 @@ Status OmniCollective::send_all() {
 Status OmniCollective::receive_all() {
   trace::name_thread("receive from shards");
   OMNIB_RETURN_IF_ERROR(io_->begin_receive());
-  std::vector<char> ended(static_cast<size_t>(shards()), 0);
-  int remaining = shards();
+  std::vector<char> ended(static_cast<size_t>(map_.shards()), 0);
+  int remaining = map_.shards();
   Stall stall(timeout_);
   while (remaining > 0) {
     const uint64_t mark = receive_waker_.mark();
     bool moved = false;
-    for (int s = 0; s < shards(); ++s) {
+    for (int s = 0; s < map_.shards(); ++s) {
       if (ended[static_cast<size_t>(s)]) continue;
       Frame& frame = result_frames_[static_cast<size_t>(s)];
       Connection& link = to_shard(s);

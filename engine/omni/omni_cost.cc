@@ -55,9 +55,10 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
   const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.union_element_density / u);
   const double shard_blocks = nb / shards;
   if (c.aggregators == 0) {
-    const double upload = (c.nodes - 1) * stream(d * shard_blocks, fill);
-    const double download = (c.nodes - 1) * stream(u * shard_blocks, union_fill);
-    return {upload + download, c.nodes * (upload + download), false};
+    // Ranks 0..shards-1 host the shards in use; a rank's own shard is in memory.
+    const double up = stream(d * shard_blocks, fill), down = stream(u * shard_blocks, union_fill);
+    const double busiest = std::max(shards * up, (shards - 1) * up + (c.nodes - 1) * down);
+    return {busiest, shards * (c.nodes - 1) * (up + down), false};
   }
   const double worker_sent = shards * stream(d * shard_blocks, fill);
   const double aggregator_sent = c.nodes * stream(u * shard_blocks, union_fill);
@@ -144,7 +145,9 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
 }  // namespace
 
 WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
-  const int shards = c.aggregators > 0 ? c.aggregators : c.nodes;
+  const int all = c.aggregators > 0 ? c.aggregators : c.nodes;
+  // As the engine deals the tensor: a small one to fewer shards.
+  const int shards = ShardMap::active_shards(c.block_size * c.elem_size, BlockLayout(c.count, c.block_size).num_blocks(), all);
   // The dense baseline sends every block whole: it needs no inputs to count.
   if (c.support != nullptr || dense) return exact_cost(c, dense, shards);
   return estimated_cost(c, dense, shards);

@@ -29,7 +29,8 @@ class WorkerBlockIo {
   virtual ~WorkerBlockIo() = default;
 
   // Before the lanes start: this collective's tensors, their layout and how
-  // blocks map to shards.
+  // blocks map to shards (the map may use fewer shards than the IO was made
+  // for: a small tensor's, ShardMap::active_shards).
   virtual Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
                        const ShardMap& shards) = 0;
 
