@@ -173,6 +173,11 @@ void FabricLink::wait_lent_memory(SteadyClock::time_point deadline) {
   changed_.wait_until(lock, deadline, [&] { return lent_messages_ == 0; });
 }
 
+void FabricLink::wait_sends_done(SteadyClock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || done_ == posted_; });
+}
+
 void FabricLink::pump() {
   std::lock_guard lock(mu_);
   if (!failure_.is_ok()) {
@@ -189,8 +194,8 @@ void FabricLink::pump() {
 bool FabricLink::credit_allows(const Outgoing& o) const {
   if (next_frame_ >= peer_frames_) return false;
   if (peer_budget_ == 0) return true;
-  // Beyond the budget only when everything sent so far has arrived.
-  return bytes_started_ + o.bytes() <= peer_arrived_ + peer_budget_ || bytes_started_ <= peer_arrived_;
+  // Beyond the budget only when at most a quarter of it is unread.
+  return bytes_started_ + o.bytes() <= peer_read_ + peer_budget_ || bytes_started_ <= peer_read_ + peer_budget_ / 4;
 }
 
 // Starts (or goes on starting, after the provider said "again") the first
