@@ -294,10 +294,7 @@ void FabricLink::on_done(FabricOp& op, size_t len, uint64_t tag) {
       break;
     case kControlSend:
       if (op.slot.data) ep_->give_back(op.slot);
-      if (op.arg == static_cast<uint64_t>(fw::ControlType::kCredit)) {
-        credit_in_flight_ = false;
-        if (failure_.is_ok()) maybe_send_credit_locked();
-      }
+      if (op.arg == static_cast<uint64_t>(fw::ControlType::kCredit)) credit_in_flight_ = false;
       break;
     case kHeadRecv:
       on_head_locked(op, len);
@@ -310,8 +307,11 @@ void FabricLink::on_done(FabricOp& op, size_t len, uint64_t tag) {
       break;
   }
   if (failure_.is_ok()) {
-    // Completions free credits and windows: go on with what waits.
+    // Completions free credits and windows: go on with what waits. The
+    // heads freed by frames taken meanwhile are posted before a credit is
+    // weighed (try_recv leaves both to this thread unless a credit was due).
     post_receives_locked();
+    maybe_send_credit_locked();
     while (started_ < outbox_.size() && start_next_locked()) {
     }
   }
