@@ -139,6 +139,26 @@ TEST(FabricConnection, ClosedPeerIsUnavailable) {
   EXPECT_LT(seconds_since(start), 2.0) << "the closing notice, not the timeout, should end the wait";
 }
 
+// send() returns once a frame is queued, as a socket write does: a
+// connection that goes right after still sends what waits for credit,
+// then the closing notice, as a closed socket still delivers its buffer.
+TEST(FabricConnection, AClosingConnectionSendsWhatWasQueuedFirst) {
+  auto p = make_fabric_pair(7, 7, milliseconds(5000));
+  p->a->set_windows(16, 32, 0);
+  int taken = 0;
+  Status last;
+  std::thread reader([&] {
+    std::this_thread::sleep_for(milliseconds(100));  // the frames past b's window (16) wait
+    Frame f;
+    while ((last = p->b->recv(f)).is_ok()) ++taken;
+  });
+  for (int i = 0; i < 24; ++i) ASSERT_TRUE(p->a->send_bytes(wire::FrameType::kDense, 0, i, "abc", 3).is_ok());
+  p->a.reset();
+  reader.join();
+  EXPECT_EQ(taken, 24);
+  EXPECT_EQ(last.code(), Code::kUnavailable) << last.message();
+}
+
 // A closing notice says how many frames the peer sent whole: those are
 // delivered first, even when the notice overtakes the rest of one of them
 // (a peer that finished its part of a collective and closed its links).
@@ -240,6 +260,43 @@ TEST(FabricConnection, AReceiversByteBudgetHoldsFramesBack) {
   EXPECT_TRUE(testing::eventually([&] { return p->a->sends_done() == 3; }, milliseconds(3000))) << p->a->sends_done();
   std::this_thread::sleep_for(milliseconds(300));
   EXPECT_EQ(p->a->sends_done(), 3u);
+}
+
+// With a byte budget a receiver grants head receives for the small frames
+// the budget may hold (one per 4 KiB, at most 64), not only its window: a
+// sparse stream's frames flow a budget per credit round trip, as through a
+// TCP socket's receive buffer.
+TEST(FabricConnection, AByteBudgetGrantsHeadsForSmallFrames) {
+  auto p = make_fabric_pair(7, 7, milliseconds(5000));
+  p->b->set_windows(2, 4, 256 << 10);  // 2 + 64 frames
+  p->a->set_windows(16, 100, 0);
+  std::this_thread::sleep_for(milliseconds(200));  // b's budget has reached a
+  for (int i = 0; i < 80; ++i) ASSERT_TRUE(p->a->send_bytes(wire::FrameType::kDense, 0, i, "abc", 3).is_ok());
+  EXPECT_TRUE(testing::eventually([&] { return p->a->sends_done() == 66; }, milliseconds(3000))) << p->a->sends_done();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(p->a->sends_done(), 66u);
+}
+
+// Frames a receiver holds beyond its window count against the budget until
+// its reader takes them, as unread bytes in a socket's buffer do; taking
+// one lets one more frame's bytes through.
+TEST(FabricConnection, FramesHeldBeyondTheWindowCountAgainstTheBudget) {
+  auto p = make_fabric_pair(7, 7, milliseconds(5000));
+  p->b->set_windows(2, 4, 40960);  // 2 + 10 frames
+  p->a->set_windows(16, 100, 0);
+  std::this_thread::sleep_for(milliseconds(200));
+  std::vector<uint8_t> frame(10000, 1);  // 10032 bytes with its header
+  for (int i = 0; i < 20; ++i)
+    ASSERT_TRUE(p->a->send_bytes(wire::FrameType::kDense, 0, i, frame.data(), frame.size()).is_ok());
+  // 2 frames read (the window) + 4 more within 40960 bytes.
+  EXPECT_TRUE(testing::eventually([&] { return p->a->sends_done() == 6; }, milliseconds(3000))) << p->a->sends_done();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(p->a->sends_done(), 6u);
+  Frame f;
+  ASSERT_TRUE(p->b->recv(f).is_ok());
+  EXPECT_TRUE(testing::eventually([&] { return p->a->sends_done() == 7; }, milliseconds(3000))) << p->a->sends_done();
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(p->a->sends_done(), 7u);
 }
 
 TEST(FabricConnection, WakersHearOfArrivalsAndFinishedSends) {

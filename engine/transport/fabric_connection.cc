@@ -5,8 +5,9 @@
 namespace omnib {
 
 namespace {
-// How long a going connection waits for the provider to finish with memory
-// that post() lent it (a peer that stopped reading keeps it forever).
+// How long a going connection waits for its queued frames to leave, and for
+// the provider to finish with memory that post() lent it (a peer that
+// stopped reading keeps both forever).
 constexpr auto kLentMemoryWait = std::chrono::seconds(1);
 }  // namespace
 
@@ -17,6 +18,9 @@ FabricConnection::FabricConnection(std::shared_ptr<FabricEndpoint> endpoint, con
 }
 
 FabricConnection::~FabricConnection() {
+  // Frames send() queued leave first, as a closed socket still delivers
+  // what was written to it (bounded: a peer that stopped reading).
+  link_->wait_sends_done(SteadyClock::now() + kLentMemoryWait);
   link_->close("the connection was closed");
   link_->wait_lent_memory(SteadyClock::now() + kLentMemoryWait);
 }

@@ -9,10 +9,14 @@
 // and tells the peer its cumulative grant. A frame's payload lands in a
 // reused buffer that becomes the Frame handed out. With inflight_bytes set,
 // the peer may also have at most that many bytes in flight towards this end
-// (beyond one frame). The first grant leaves as the link opens, with the
-// default window (16 frames, no byte budget): windows set later hold once
-// the frames granted before them have been taken, as a socket's buffer
-// holds what arrived before its reader slowed. Credit messages are
+// or held here beyond the window (one frame more when at most a quarter of
+// it is unread), as in a TCP socket's receive buffer; the connection then
+// grants one more head receive per 4 KiB of it (at most 64), so that small
+// frames flow a budget per credit round trip rather than a window's worth.
+// The first grant leaves as the link opens, with the default window (16
+// frames, no byte budget): windows set later hold once the frames granted
+// before them have been taken, as a socket's buffer holds what arrived
+// before its reader slowed. Credit messages are
 // transport overhead, like TCP's window updates: not counted in counters().
 //
 // Sending: post() sends from the caller's memory when the provider can (no
@@ -56,7 +60,8 @@ class FabricConnection final : public Connection {
   // wait ends after `timeout` (kTimeout).
   FabricConnection(std::shared_ptr<FabricEndpoint> endpoint, const FabricPeer& peer, uint32_t job_id,
                    std::chrono::milliseconds timeout);
-  // Tells the peer, and waits (at most a second) until the provider is done
+  // Lets the frames queued so far leave (waiting at most a second), tells
+  // the peer, and waits (at most a second more) until the provider is done
   // with memory that post() lent it.
   ~FabricConnection() override;
   FabricConnection(const FabricConnection&) = delete;

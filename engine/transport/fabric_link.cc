@@ -173,6 +173,11 @@ void FabricLink::wait_lent_memory(SteadyClock::time_point deadline) {
   changed_.wait_until(lock, deadline, [&] { return lent_messages_ == 0; });
 }
 
+void FabricLink::wait_sends_done(SteadyClock::time_point deadline) {
+  std::unique_lock lock(mu_);
+  changed_.wait_until(lock, deadline, [&] { return !failure_.is_ok() || done_ == posted_; });
+}
+
 void FabricLink::pump() {
   std::lock_guard lock(mu_);
   if (!failure_.is_ok()) {
@@ -189,8 +194,8 @@ void FabricLink::pump() {
 bool FabricLink::credit_allows(const Outgoing& o) const {
   if (next_frame_ >= peer_frames_) return false;
   if (peer_budget_ == 0) return true;
-  // Beyond the budget only when everything sent so far has arrived.
-  return bytes_started_ + o.bytes() <= peer_arrived_ + peer_budget_ || bytes_started_ <= peer_arrived_;
+  // Beyond the budget only when at most a quarter of it is unread.
+  return bytes_started_ + o.bytes() <= peer_read_ + peer_budget_ || bytes_started_ <= peer_read_ + peer_budget_ / 4;
 }
 
 // Starts (or goes on starting, after the provider said "again") the first
@@ -289,10 +294,7 @@ void FabricLink::on_done(FabricOp& op, size_t len, uint64_t tag) {
       break;
     case kControlSend:
       if (op.slot.data) ep_->give_back(op.slot);
-      if (op.arg == static_cast<uint64_t>(fw::ControlType::kCredit)) {
-        credit_in_flight_ = false;
-        if (failure_.is_ok()) maybe_send_credit_locked();
-      }
+      if (op.arg == static_cast<uint64_t>(fw::ControlType::kCredit)) credit_in_flight_ = false;
       break;
     case kHeadRecv:
       on_head_locked(op, len);
@@ -305,8 +307,11 @@ void FabricLink::on_done(FabricOp& op, size_t len, uint64_t tag) {
       break;
   }
   if (failure_.is_ok()) {
-    // Completions free credits and windows: go on with what waits.
+    // Completions free credits and windows: go on with what waits. The
+    // heads freed by frames taken meanwhile are posted before a credit is
+    // weighed (try_recv leaves both to this thread unless a credit was due).
     post_receives_locked();
+    maybe_send_credit_locked();
     while (started_ < outbox_.size() && start_next_locked()) {
     }
   }

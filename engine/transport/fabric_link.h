@@ -47,6 +47,9 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   void close(const std::string& why);
   // Waits (until `deadline`) until no send reads the caller's memory.
   void wait_lent_memory(SteadyClock::time_point deadline);
+  // Waits (until `deadline`) until every frame posted so far has been sent
+  // whole, or the link failed.
+  void wait_sends_done(SteadyClock::time_point deadline);
   FabricConnection::SendPaths send_paths() const;
   int peer_rank() const { return peer_.rank; }
   std::chrono::milliseconds timeout() const { return timeout_; }
@@ -96,6 +99,14 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   // Receive side (progress thread, mu_ held).
   void post_receives_locked();
   bool post_rest_receives_locked(Incoming& in, uint64_t frame);
+  // Frames the peer may send beyond those taken: the receive window, plus,
+  // with a byte budget, head receives for the small frames it may hold.
+  uint64_t grant_window_locked() const;
+  // Bytes of the frames taken or in the first recv_window_ of the inbox:
+  // what a TCP reader would have read off its socket.
+  uint64_t bytes_read_locked() const;
+  // Whether a credit for a grant of `grant` frames is worth a message now.
+  bool credit_due_locked(uint64_t grant) const;
   void maybe_send_credit_locked();
   bool send_control_locked(fabric_wire::ControlType type);
   void on_head_locked(FabricOp& op, size_t len);
@@ -124,6 +135,8 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
 
   // Receive side. Frames [taken_, granted_) have a head receive posted or
   // arrived; [delivered_, granted_) are in arriving_, the rest in inbox_.
+  // Credits grant frames up to taken_ + grant_window_locked(), and bytes up
+  // to bytes_read_locked() + inflight_budget_ (fabric_wire.h).
   size_t recv_window_ = 16;
   uint64_t inflight_budget_ = 0;
   uint64_t taken_ = 0, delivered_ = 0, granted_ = 0, heads_seen_ = 0;
@@ -131,7 +144,7 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   std::deque<Frame> inbox_;
   std::vector<UninitBytes> spare_payloads_;
   std::vector<RegisteredBytes> spare_bounce_;
-  uint64_t bytes_arrived_ = 0;
+  uint64_t bytes_arrived_ = 0, bytes_taken_ = 0;
   uint64_t advertised_frames_ = 0, advertised_bytes_ = 0, advertised_budget_ = 0;
   bool credit_in_flight_ = false;
   std::optional<uint64_t> peer_closed_after_;  // frames the peer sent whole before it closed
@@ -144,7 +157,7 @@ class FabricLink final : public FabricOpOwner, public std::enable_shared_from_th
   std::deque<Outgoing> outbox_;
   size_t started_ = 0;
   uint64_t next_frame_ = 0, bytes_started_ = 0;
-  uint64_t peer_frames_ = 0, peer_arrived_ = 0, peer_budget_ = 0;
+  uint64_t peer_frames_ = 0, peer_read_ = 0, peer_budget_ = 0;
   std::vector<RegisteredBytes> spare_staging_;
   size_t lent_messages_ = 0;  // rest messages out that read the caller's memory
   FabricConnection::SendPaths paths_;

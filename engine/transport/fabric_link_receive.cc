@@ -17,6 +17,12 @@ constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
 // Control messages the link keeps a receive posted for: a credit and a
 // closing notice may be on their way at once.
 constexpr size_t kControlReceives = 2;
+// With a byte budget, one more head receive per this many bytes of it, at
+// most kMaxBudgetHeads: frames smaller than that (a sparse stream's) then
+// flow a budget at a time, as through a TCP socket's receive buffer, rather
+// than recv_window frames per credit round trip.
+constexpr uint64_t kBudgetBytesPerHead = fabric_wire::kHeadBytes;
+constexpr uint64_t kMaxBudgetHeads = 64;
 
 }  // namespace
 
@@ -31,7 +37,10 @@ Result<bool> FabricLink::try_recv(Frame& frame) {
   if (spare_payloads_.size() < recv_window_) spare_payloads_.push_back(std::move(inbox_.front().payload));
   inbox_.pop_front();
   ++taken_;
-  schedule_pump();  // a head receive and a credit for the freed place
+  bytes_taken_ += kHeaderBytes + frame.header.length;
+  // The progress thread posts the freed head receive with its next
+  // completion anyway; it is woken for it only when a credit is due.
+  if (credit_due_locked(taken_ + grant_window_locked())) schedule_pump();
   return true;
 }
 
@@ -67,7 +76,7 @@ void FabricLink::post_receives_locked() {
     ++control_receives_;
   }
   // One head receive per frame the peer may send: the credits.
-  while (granted_ < taken_ + recv_window_) {
+  while (granted_ < taken_ + grant_window_locked()) {
     auto slot = ep_->take_slot();
     if (!slot.is_ok()) return fail_locked(slot.status().with_context(name_ + ": "));
     FabricOp* op = ep_->make_op(self, kHeadRecv, granted_, slot.value());
@@ -104,21 +113,43 @@ bool FabricLink::post_rest_receives_locked(Incoming& in, uint64_t frame) {
   return true;
 }
 
-// Credits go out in batches: when a quarter of the window is new, or when
-// the peer has used every credit it had (it may be waiting).
-void FabricLink::maybe_send_credit_locked() {
-  if (credit_in_flight_ || !failure_.is_ok() || peer_closed_after_) return;
-  const uint64_t batch = std::max<uint64_t>(1, recv_window_ / 4);
-  const bool frames_due = granted_ > advertised_frames_ &&
-                          (granted_ - advertised_frames_ >= batch || heads_seen_ >= advertised_frames_);
+uint64_t FabricLink::grant_window_locked() const {
+  if (inflight_budget_ == 0) return recv_window_;
+  return recv_window_ + std::clamp<uint64_t>(inflight_budget_ / kBudgetBytesPerHead, 1, kMaxBudgetHeads);
+}
+
+uint64_t FabricLink::bytes_read_locked() const {
+  uint64_t read = bytes_taken_;
+  const size_t held = std::min(inbox_.size(), recv_window_);
+  for (size_t i = 0; i < held; ++i) read += kHeaderBytes + inbox_[i].header.length;
+  return read;
+}
+
+// Credits go out in batches: frames when a quarter of the window is new,
+// or when the peer has used every credit it had (it may be waiting); bytes
+// when a quarter of the budget was read, or when nothing is on its way and
+// more than a quarter of the budget arrived unadvertised (the peer may be
+// held back: it sends past the budget only with at most a quarter unread).
+bool FabricLink::credit_due_locked(uint64_t grant) const {
+  if (credit_in_flight_ || !failure_.is_ok() || peer_closed_after_) return false;
+  const uint64_t batch = std::max<uint64_t>(1, grant_window_locked() / 4);
+  const bool frames_due =
+      grant > advertised_frames_ && (grant - advertised_frames_ >= batch || heads_seen_ >= advertised_frames_);
+  const uint64_t read = bytes_read_locked();
+  const uint64_t quarter = inflight_budget_ / 4;
   const bool nothing_coming = heads_seen_ == delivered_;
-  const bool bytes_due = inflight_budget_ > 0 && bytes_arrived_ > advertised_bytes_ &&
-                         (bytes_arrived_ - advertised_bytes_ >= inflight_budget_ / 4 || nothing_coming);
-  if (!frames_due && !bytes_due && inflight_budget_ == advertised_budget_) return;
+  const bool bytes_due = inflight_budget_ > 0 && read > advertised_bytes_ &&
+                         (read - advertised_bytes_ >= quarter ||
+                          (nothing_coming && bytes_arrived_ - advertised_bytes_ > quarter));
+  return frames_due || bytes_due || inflight_budget_ != advertised_budget_;
+}
+
+void FabricLink::maybe_send_credit_locked() {
+  if (!credit_due_locked(granted_)) return;
   credit_in_flight_ = send_control_locked(fw::ControlType::kCredit);
   if (credit_in_flight_) {
     advertised_frames_ = granted_;
-    advertised_bytes_ = bytes_arrived_;
+    advertised_bytes_ = bytes_read_locked();
     advertised_budget_ = inflight_budget_;
   }
 }
@@ -130,7 +161,7 @@ bool FabricLink::send_control_locked(fw::ControlType type) {
     return false;
   }
   const uint64_t frames = type == fw::ControlType::kClose ? done_ : granted_;  // done_: tickets = frames, in order
-  const fw::Control c{wire::kMagic, static_cast<uint32_t>(type), frames, bytes_arrived_, inflight_budget_};
+  const fw::Control c{wire::kMagic, static_cast<uint32_t>(type), frames, bytes_read_locked(), inflight_budget_};
   std::memcpy(slot.value().data, &c, sizeof(c));
   iovec iov{slot.value().data, sizeof(c)};
   void* desc = slot.value().desc;
@@ -226,7 +257,7 @@ void FabricLink::on_control_locked(FabricOp& op, size_t len) {
     return fail_when_peer_done_locked();
   }
   peer_frames_ = std::max(peer_frames_, c.frames_granted);
-  peer_arrived_ = std::max(peer_arrived_, c.bytes_arrived);
+  peer_read_ = std::max(peer_read_, c.bytes_read);
   peer_budget_ = c.bytes_budget;
 }
 

@@ -83,8 +83,11 @@ enum class ControlType : uint32_t {
 
 // Credits are cumulative, so a later message replaces an earlier one. The
 // sender may start frame f while f < frames_granted, and while its frame
-// bytes so far plus the frame's stay within bytes_arrived + bytes_budget (or
-// when everything it sent has arrived); bytes_budget 0: no byte limit.
+// bytes so far plus the frame's stay within bytes_read + bytes_budget (or
+// when at most a quarter of the budget is unread); bytes_budget 0: no limit.
+// bytes_read counts the frames the receiver's reader took and those in its
+// receive window, so frames it holds beyond the window count against the
+// budget, as unread bytes in a TCP socket's receive buffer do.
 // A closing notice carries instead, in frames_granted, how many frames its
 // sender had sent whole (every message completed): the receiver delivers
 // those, which may still be arriving, before it fails the link.
@@ -92,7 +95,7 @@ struct Control {
   uint32_t magic;  // wire::kMagic
   uint32_t type;   // ControlType
   uint64_t frames_granted;
-  uint64_t bytes_arrived;
+  uint64_t bytes_read;
   uint64_t bytes_budget;
 };
 static_assert(sizeof(Control) == 32);
