@@ -5,6 +5,7 @@
 
 #include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
+#include "engine/omni/route_choice.h"
 #include "engine/omni/stream_tuning.h"
 #include "engine/transport/frame_format.h"
 
@@ -27,10 +28,16 @@ double batch_bytes(EncodingPolicy policy, const BatchShape& shape, size_t elem_s
          kFrameOverhead;
 }
 
+// A route's bytes and the traffic that picks the next call's route.
+struct RouteCost {
+  WireCost cost;
+  RouteTraffic traffic;
+};
+
 // From average densities: every shard gets its even share of each rank's
 // blocks, every non-zero block the average count of non-zeros, and streams
 // end on full frames.
-WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
+RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
@@ -52,26 +59,35 @@ WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
   const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
   const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.union_element_density / u);
   const double shard_blocks = nb / shards;
+  const RouteTraffic traffic{static_cast<uint64_t>(c.nodes * shards * stream(d * shard_blocks, fill)),
+                             static_cast<uint64_t>(shards * stream(u * shard_blocks, union_fill))};
+  if (direct) {
+    const double sent = (c.nodes - 1) * stream(d * nb, fill);
+    return {{sent, c.nodes * sent, false}, traffic};
+  }
   if (c.aggregators == 0) {
     const double upload = (c.nodes - 1) * stream(d * shard_blocks, fill);
     const double download = (c.nodes - 1) * stream(u * shard_blocks, union_fill);
-    return {upload + download, c.nodes * (upload + download), false};
+    return {{upload + download, c.nodes * (upload + download), false}, traffic};
   }
   const double worker_sent = shards * stream(d * shard_blocks, fill);
   const double aggregator_sent = c.nodes * stream(u * shard_blocks, union_fill);
-  return {std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent, false};
+  return {{std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent, false}, traffic};
 }
 
 // Counted block by block the way the engine cuts its streams: a worker's
 // stream to a shard into batches by BatchCut; a shard's result stream at
 // per_batch blocks and before every block that begins a new batch of some
 // worker holding it (engine/omni/shard_aggregator.h). Each batch in the
-// encoding the engine picks from its non-zero counts.
-WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
+// encoding the engine picks from its non-zero counts. The direct route is
+// the same count over one shard, the whole tensor: every worker sends its
+// one stream to every other, and nobody sends results.
+RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
-  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
   const BatchCut cut = batch_cut(c, shards);
+  if (direct) shards = 1;
+  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
@@ -84,6 +100,7 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   std::vector<BatchShape> open(static_cast<size_t>(shards));  // the shard's open batch
   std::vector<uint64_t> last(static_cast<size_t>(shards));    // its last block
   std::vector<double> upload(static_cast<size_t>(shards));    // closed batches' bytes
+  std::vector<double> received(static_cast<size_t>(shards));  // by the shard, from every worker
   std::vector<uint64_t> all;
   if (dense) {
     all.resize(nb);
@@ -106,11 +123,18 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
       open[s].add_block(layout.block_length(b), nonzeros);
       last[s] = b;
     }
-    for (int s = 0; s < shards; ++s)
-      if (shard_rank(s) != w)  // its own shard is in memory
-        sent[static_cast<size_t>(w)] +=
-            upload[static_cast<size_t>(s)] + batch_bytes(policy, open[static_cast<size_t>(s)], c.elem_size);
+    for (int s = 0; s < shards; ++s) {
+      const double bytes = upload[static_cast<size_t>(s)] + batch_bytes(policy, open[static_cast<size_t>(s)], c.elem_size);
+      received[static_cast<size_t>(s)] += bytes;
+      if (direct)
+        sent[static_cast<size_t>(w)] += (c.nodes - 1) * bytes;
+      else if (shard_rank(s) != w)  // its own shard is in memory
+        sent[static_cast<size_t>(w)] += bytes;
+    }
   }
+  RouteTraffic traffic;
+  for (double bytes : received)  // the shards route tells it in a 32-bit tag
+    traffic.inputs += direct ? static_cast<uint64_t>(bytes) : traffic_tag(static_cast<uint64_t>(bytes));
   for (int s = 0; s < shards; ++s) {
     double result = 0;
     BatchShape batch;
@@ -128,7 +152,8 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
       }
     });
     result += batch_bytes(policy, batch, c.elem_size);
-    for (int w = 0; w < c.nodes; ++w)
+    traffic.results += static_cast<uint64_t>(result);
+    for (int w = 0; w < c.nodes && !direct; ++w)
       if (w != shard_rank(s)) sent[static_cast<size_t>(shard_rank(s))] += result;
   }
   WireCost cost{0, 0, true};
@@ -136,7 +161,7 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
     cost.sent_per_rank_max = std::max(cost.sent_per_rank_max, x);
     cost.sent_total += x;
   }
-  return cost;
+  return {cost, traffic};
 }
 
 }  // namespace
@@ -144,8 +169,24 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
 WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
   const int shards = c.aggregators > 0 ? c.aggregators : c.nodes;
   // The dense baseline sends every block whole: it needs no inputs to count.
-  if (c.support != nullptr || dense) return exact_cost(c, dense, shards);
-  return estimated_cost(c, dense, shards);
+  const bool exact = c.support != nullptr || dense;
+  auto cost_of = [&](RoutePolicy route) {
+    const bool direct = route == RoutePolicy::kDirect;
+    return exact ? exact_cost(c, dense, shards, direct) : estimated_cost(c, dense, shards, direct);
+  };
+  const bool possible = !dense && c.aggregators == 0 && c.nodes > 1;
+  if (c.route != RoutePolicy::kAuto || !possible)
+    return cost_of(possible ? c.route : RoutePolicy::kShards).cost;
+  // Auto: the first call takes the shards route, the next the route its
+  // traffic picks, and so on (route_choice.h); a warm call is where that
+  // settles. Were it to alternate, no one call's bytes are the model's.
+  const RouteCost first = cost_of(RoutePolicy::kShards);
+  if (next_route(c.route, RoutePolicy::kShards, first.traffic, c.nodes, possible) == RoutePolicy::kShards)
+    return first.cost;
+  RouteCost warm = cost_of(RoutePolicy::kDirect);
+  if (next_route(c.route, RoutePolicy::kDirect, warm.traffic, c.nodes, possible) != RoutePolicy::kDirect)
+    warm.cost.exact = false;
+  return warm.cost;
 }
 
 }  // namespace omnib

@@ -29,7 +29,8 @@ class WorkerBlockIo {
   virtual ~WorkerBlockIo() = default;
 
   // Before the lanes start: this collective's tensors, their layout and how
-  // blocks map to shards.
+  // blocks map to shards (at most the factory's count; one on the direct
+  // route, whose single result stream covers the whole tensor).
   virtual Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
                        const ShardMap& shards) = 0;
 
