@@ -130,6 +130,8 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (aggregator_) aggregator_->reset(layout_);
   traffic_ = RouteTraffic{};
   shard_inputs_ = 0;
+  in_place_ = in.data == out.data;
+  unsent_from_.store(direct() && in_place_ ? 0 : kEndOfStream, std::memory_order_relaxed);
   last_route_ = route_policy_name(route_);
   const int64_t begun = trace::now_ns();  // a point: which route this call takes
   trace::record(direct() ? "route direct" : "route shards", trace::Kind::kCompute, begun, begun);
@@ -167,6 +169,8 @@ Status OmniCollective::send_all() {
     ss.sent = 0;
     ss.ended = false;
     ss.last_ticket = to_shard(s).sends_done();
+    ss.acked = ss.last_ticket;
+    ss.unsent_from = 0;
     ss.headers.resize(to_shards_.send_frames + 1);
   }
   uint64_t scanned = 0;
@@ -178,6 +182,8 @@ Status OmniCollective::send_all() {
     for (int i = 0; i < shards(); ++i) {
       const int s = (job_.rank + i) % shards();  // ranks start on different shards
       SendShard& ss = send_shards_[static_cast<size_t>(s)];
+      Connection& link = to_shard(s);
+      publish_sent(ss, link);
       if (ss.ended) continue;
       all_ended = false;
       const SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
@@ -189,8 +195,9 @@ Status OmniCollective::send_all() {
              (n == 0 || !cut_.starts_new(stream.found[ss.sent + n - 1], stream.found[ss.sent + n], n)))
         ++n;
       if (!complete && ss.sent + n == stream.found.size()) continue;
-      Connection& link = to_shard(s);
-      if (ss.last_ticket - link.sends_done() >= link.send_window()) continue;  // no room: build nothing yet
+      // No room: build nothing yet. (Counted from `acked`, so no header slot
+      // is reused before publish_sent has read it.)
+      if (ss.last_ticket - ss.acked >= link.send_window()) continue;
       const size_t slot = (ss.last_ticket + 1) % ss.headers.size();
       BatchHeader& header = ss.headers[slot];
       const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
@@ -224,6 +231,14 @@ Status OmniCollective::send_all() {
       moved = true;
     }
     if (all_ended) break;
+    if (direct() && in_place_) {
+      uint64_t from = kEndOfStream;
+      for (const SendShard& ss : send_shards_) from = std::min(from, ss.unsent_from);
+      if (from != unsent_from_.load(std::memory_order_relaxed)) {
+        unsent_from_.store(from, std::memory_order_release);
+        aggregate_waker_.notify();
+      }
+    }
     if (!complete) {
       trace::Span scan("scan", trace::Kind::kCompute);
       const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
@@ -262,7 +277,14 @@ Status OmniCollective::send_all() {
         return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
     }
   }
+  unsent_from_.store(kEndOfStream, std::memory_order_release);  // every send finished
+  aggregate_waker_.notify();
   return Status::ok();
+}
+
+void OmniCollective::publish_sent(SendShard& ss, Connection& link) {
+  const uint64_t done = link.sends_done();
+  for (; ss.acked < done; ++ss.acked) ss.unsent_from = ss.headers[(ss.acked + 1) % ss.headers.size()].next;
 }
 
 // Worker side: the reduced blocks of every shard, written into the output
@@ -466,34 +488,62 @@ Status OmniCollective::aggregate_direct() {
   result_slots_.resize(std::max<size_t>(result_slots_.size(), 1));
   ResultBatch& batch = result_slots_[0].batch;
   batch.clear();
+  bool finished = false;
   Stall stall(timeout_);
   while (true) {
     const uint64_t mark = aggregate_waker_.mark();
     bool moved = false;
     OMNIB_RETURN_IF_ERROR(take_inputs(0, input_ended, moved));
-    trace::Span reduce("reduce", trace::Kind::kCompute);
-    int waiting_on = -1;
-    const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on);
-    reduce.set_blocks(batch.indices.size());
-    reduce.end();
-    if (progress != ShardAggregator::Progress::kNeedInput) {
-      // As on the shards route, the batch made once every stream ended is the last.
-      const bool last = aggregator_->global_next() == kEndOfStream;
-      OMNIB_RETURN_IF_ERROR(store_direct(batch));
-      batch.clear();
-      if (last) return io_->finish_receive(0);
-      moved = true;
+    if (!finished) {
+      trace::Span reduce("reduce", trace::Kind::kCompute);
+      int waiting_on = -1;
+      const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on);
+      reduce.set_blocks(batch.indices.size());
+      reduce.end();
+      if (progress != ShardAggregator::Progress::kNeedInput) {
+        // As on the shards route, the batch made once every stream ended is the last.
+        finished = aggregator_->global_next() == kEndOfStream;
+        const bool unsent = !batch.indices.empty() &&
+                            batch.indices.back() >= unsent_from_.load(std::memory_order_acquire);
+        if (held_.empty() && !unsent) {
+          OMNIB_RETURN_IF_ERROR(store_direct(batch));
+        } else {
+          held_.push_back(std::move(batch));
+          if (!spare_results_.empty()) {
+            batch = std::move(spare_results_.back());
+            spare_results_.pop_back();
+          }
+        }
+        batch.clear();
+        moved = true;
+      }
     }
+    const size_t held = held_.size();
+    OMNIB_RETURN_IF_ERROR(store_ready_direct());
+    moved |= held_.size() != held;
+    if (finished && held_.empty()) return io_->finish_receive(0);
     if (moved) {
       stall.moved();
       continue;
     }
-    for (int w = 0; w < job_.nodes; ++w)
+    for (int w = 0; w < job_.nodes; ++w) {
       if (!input_ended[static_cast<size_t>(w)]) OMNIB_RETURN_IF_ERROR(from_worker(w).health());
+      if (!held_.empty()) OMNIB_RETURN_IF_ERROR(to_shard(w).health());  // the sends the sums wait for
+    }
     trace::Span wait("wait block", trace::Kind::kWait);
     if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
       return timeout_error("the direct route made no progress within the timeout (a worker stopped sending?)");
   }
+}
+
+Status OmniCollective::store_ready_direct() {
+  const uint64_t unsent_from = unsent_from_.load(std::memory_order_acquire);
+  while (!held_.empty() && (held_.front().indices.empty() || held_.front().indices.back() < unsent_from)) {
+    OMNIB_RETURN_IF_ERROR(store_direct(held_.front()));
+    spare_results_.push_back(std::move(held_.front()));
+    held_.pop_front();
+  }
+  return Status::ok();
 }
 
 Status OmniCollective::store_direct(const ResultBatch& batch) {

@@ -15,6 +15,8 @@
 // many links waits on one Waker for all of them.
 #pragma once
 
+#include <atomic>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -70,6 +72,18 @@ class OmniCollective final : public Collective {
   // Direct route: writes the sums into the output, and sizes them as the
   // shards route would send them (traffic_.results) when the route is auto.
   Status store_direct(const ResultBatch& batch);
+  // Direct route in place: a worker's block may be overwritten by its sum
+  // only once it was sent to every peer. The send lane advances
+  // `unsent_from_` (the least over destinations) as its sends finish; the
+  // aggregate lane holds the sums above it in `held_`, never blocking, since
+  // its peers' sends wait on it taking their input.
+  struct SendShard;
+  void publish_sent(SendShard& ss, Connection& link);
+  Status store_ready_direct();
+  bool in_place_ = false;
+  std::atomic<uint64_t> unsent_from_{0};
+  std::deque<ResultBatch> held_;
+  std::vector<ResultBatch> spare_results_;
   void abort();
   // The payload iovecs of a batch (header, indices, then values or packed).
   void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
@@ -97,6 +111,10 @@ class OmniCollective final : public Collective {
     size_t sent = 0;              // of `found`
     bool ended = false;           // the batch announcing the end is posted
     uint64_t last_ticket = 0;
+    // Direct route in place: sends known finished, and the first block not
+    // yet sent to this destination (kEndOfStream once all are).
+    uint64_t acked = 0;
+    uint64_t unsent_from = 0;
     std::vector<BatchHeader> headers;  // one per send window slot: live until its send finishes
     std::vector<UninitBytes> packed;   // per slot too: a sparse encoding's payload
   };
