@@ -105,7 +105,7 @@ void OmniCollective::size_streams() {
   // A shard hears from every worker; a worker from every shard.
   to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / static_cast<uint64_t>(shards()));
   to_workers_ = tune_streams(link_rate_bps_, shards(), tensor_bytes / static_cast<uint64_t>(shards()));
-  cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes);
+  cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes, encoding_);
   if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
   // Each end sizes what it receives.
   if (job_.is_worker())
@@ -191,9 +191,14 @@ Status OmniCollective::send_all() {
       // runs a piece at a time, so the batch is whole). It leaves once the
       // block after it is known, which it announces, or at the end.
       size_t n = 0;
+      uint64_t weight = 0;
       while (ss.sent + n < stream.found.size() &&
-             (n == 0 || !cut_.starts_new(stream.found[ss.sent + n - 1], stream.found[ss.sent + n], n)))
+             (n == 0 || !cut_.starts_new(stream.found[ss.sent + n - 1], stream.found[ss.sent + n], n, weight))) {
+        const size_t k = ss.sent + n;
+        weight += BatchCut::block_weight(encoding_, layout_.block_length(stream.found[k]),
+                                         stream.nonzeros.empty() ? 0 : stream.nonzeros[k], elem_size_);
         ++n;
+      }
       if (!complete && ss.sent + n == stream.found.size()) continue;
       // No room: build nothing yet. (Counted from `acked`, so no header slot
       // is reused before publish_sent has read it.)

@@ -16,10 +16,10 @@ constexpr double kFrameOverhead = sizeof(wire::FrameHeader) + sizeof(BatchHeader
 
 // How the engine cuts its streams (engine/omni/stream_tuning.h) for this
 // tensor and link.
-BatchCut batch_cut(const CostInputs& c, int shards) {
+BatchCut batch_cut(const CostInputs& c, int shards, EncodingPolicy policy) {
   const auto tensor_bytes = static_cast<uint64_t>(c.count * c.elem_size);
   const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards));
-  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes);
+  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes, policy);
 }
 
 // A batch's bytes on the wire in the encoding the engine picks for it.
@@ -42,18 +42,24 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
-  const BatchCut cut = batch_cut(c, shards);
-  const auto per_batch = static_cast<double>(cut.per_batch);
+  const BatchCut cut = batch_cut(c, shards, policy);
+  const auto full = static_cast<double>(cut.batch_weight);
   const double pieces = std::ceil(nb / static_cast<double>(cut.piece_blocks));
   // A stream of k blocks, `fill` of whose elements are non-zero: a batch per
-  // full batch's worth, and at least one per scan piece that holds a block.
+  // full batch's weight, and at least one per scan piece that holds a block
+  // (under the sparse policies, per piece or quarter batch, whichever is more).
   auto stream = [&](double blocks, double fill) {
-    const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, pieces)});
     BatchShape shape;
     shape.blocks = static_cast<uint64_t>(std::llround(blocks));
     shape.elements = shape.blocks * c.block_size;
     shape.nonzeros = static_cast<uint64_t>(std::llround(static_cast<double>(shape.elements) * fill));
     shape.bitmap_bytes = shape.blocks * ((c.block_size + 7) / 8);
+    const double weight = blocks * static_cast<double>(BatchCut::block_weight(
+                                       policy, c.block_size, std::llround(c.block_size * fill), c.elem_size));
+    const double per_piece =
+        cut.merge_pieces ? std::min({blocks, pieces, std::ceil(weight / (full / 4))}) : std::min(blocks, pieces);
+    const double most = static_cast<double>(BatchCut::kMergedBatches * cut.per_batch);
+    const double frames = std::max({1.0, std::ceil(weight / full), std::ceil(blocks / most), per_piece});
     return batch_bytes(policy, shape, c.elem_size) + (frames - 1) * kFrameOverhead;
   };
   const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
@@ -85,10 +91,10 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
 RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
-  const BatchCut cut = batch_cut(c, shards);
+  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
+  const BatchCut cut = batch_cut(c, shards, policy);
   if (direct) shards = 1;
   const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
-  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
   auto block_end = [&](uint64_t b) { return layout.block_begin(b) + layout.block_length(b); };
@@ -99,6 +105,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   std::vector<double> sent(static_cast<size_t>(colocated ? c.nodes : c.nodes + shards), 0);
   std::vector<BatchShape> open(static_cast<size_t>(shards));  // the shard's open batch
   std::vector<uint64_t> last(static_cast<size_t>(shards));    // its last block
+  std::vector<uint64_t> weight(static_cast<size_t>(shards));  // its weight (BatchCut)
   std::vector<double> upload(static_cast<size_t>(shards));    // closed batches' bytes
   std::vector<double> received(static_cast<size_t>(shards));  // by the shard, from every worker
   std::vector<uint64_t> all;
@@ -108,19 +115,22 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   }
   for (int w = 0; w < c.nodes; ++w) {
     std::fill(open.begin(), open.end(), BatchShape{});
+    std::fill(weight.begin(), weight.end(), 0);
     std::fill(upload.begin(), upload.end(), 0);
     const std::vector<uint64_t> mine = dense ? std::vector<uint64_t>{} : c.support->blocks(w, layout);
     for (uint64_t b : dense ? all : mine) {
       const auto s = static_cast<size_t>(map.owner(b));
-      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks);
+      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks, weight[s]);
       marks[b] |= kInUnion | (starts ? kStartsBatch : 0);
       if (starts) {
         upload[s] += batch_bytes(policy, open[s], c.elem_size);
         open[s] = BatchShape{};
+        weight[s] = 0;
       }
       const uint64_t nonzeros =
           policy == EncodingPolicy::kBlocks ? 0 : c.support->elements(w, layout.block_begin(b), block_end(b));
       open[s].add_block(layout.block_length(b), nonzeros);
+      weight[s] += BatchCut::block_weight(policy, layout.block_length(b), nonzeros, c.elem_size);
       last[s] = b;
     }
     for (int s = 0; s < shards; ++s) {
