@@ -13,6 +13,7 @@
 
 #include "engine/block_layout.h"
 #include "engine/encoding_policy.h"
+#include "engine/route_policy.h"
 #include "engine/input_support.h"
 #include "engine/shard_map.h"
 #include "engine/bootstrap/store.h"
@@ -56,6 +57,8 @@ struct CollectiveSetup {
   ShardLayout shard_layout = ShardLayout::kStriped;
   // How a block-sparse collective encodes the blocks it sends.
   EncodingPolicy encoding = EncodingPolicy::kAuto;
+  // Which way the omni engine sends non-zeros: through shards or straight to every worker.
+  RoutePolicy route = RoutePolicy::kAuto;
 };
 
 // What the cost model of an algorithm is given. Densities are fractions of
@@ -73,6 +76,7 @@ struct CostInputs {
   uint64_t link_rate_bps = 0;  // as in CollectiveSetup: the batch size depends on it
   ShardLayout shard_layout = ShardLayout::kStriped;
   EncodingPolicy encoding = EncodingPolicy::kAuto;
+  RoutePolicy route = RoutePolicy::kAuto;  // auto: the route a warm call takes
   // Every rank's non-zeros, when the harness could keep them: then a model
   // counts exactly what its algorithm sends (else it estimates from the
   // densities above).
@@ -103,6 +107,10 @@ class Collective {
   // Free text the report shows with this algorithm's rows (e.g. how NCCL
   // ranks share a GPU).
   virtual std::string run_note() const { return ""; }
+
+  // How the last call's data travelled, for collectives with more than one
+  // route (a string literal, e.g. "shards" or "direct"); nullptr otherwise.
+  virtual const char* last_route() const { return nullptr; }
 };
 
 struct CollectiveInfo {

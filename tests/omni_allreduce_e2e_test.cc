@@ -73,7 +73,24 @@ INSTANTIATE_TEST_SUITE_P(
               "--inplace"}},
         Case{"auto_block_size_1",
              {"--algo", "omni", "--nodes", "3", "-b", "256K", "-e", "256K", "--density", "0.05", "--workload", "topk",
-              "--block-size", "1"}}),
+              "--block-size", "1"}},
+        // The direct route, forced and picked by auto, in and out of place:
+        // in place, a sum must not overwrite a block still being sent.
+        Case{"direct_topk", {"--algo", "omni", "--nodes", "4", "-b", "2M", "-e", "2M", "--density", "0.01", "--workload",
+                             "topk", "--route", "direct"}},
+        Case{"direct_two_ranks", {"--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "64K", "--density", "0.3",
+                                  "--route", "direct"}},
+        Case{"direct_dense_inplace", {"--algo", "omni", "--nodes", "4", "-b", "4M", "-e", "4M", "--density", "1",
+                                      "--inplace", "--route", "direct"}},
+        Case{"direct_bitmap_inplace_bf16",
+             {"--algo", "omni", "--nodes", "4", "-b", "1M", "-e", "1M", "--density", "0.1", "--workload", "scattered",
+              "--encoding", "bitmap", "--inplace", "-d", "bf16", "--route", "direct"}},
+        Case{"direct_coo_inplace_int32_odd",
+             {"--algo", "omni", "--nodes", "5", "-b", "400012", "-e", "400012", "--density", "0.05", "--workload",
+              "scattered", "--encoding", "coo", "--inplace", "-d", "int32", "--block-size", "100", "--route", "direct"}},
+        Case{"auto_scattered_inplace_sizes",
+             {"--algo", "omni", "--nodes", "3", "-b", "4K", "-e", "4M", "-f", "8", "--density", "0.01", "--workload",
+              "scattered", "--inplace"}}),
     testing::case_name);
 
 TEST(OmniWireBytes, FollowDensityAndTheModel) {
@@ -128,8 +145,62 @@ INSTANTIATE_TEST_SUITE_P(
                              "--encoding", "bitmap", "-d", "bf16"}},
         // Two of six shards in use (ShardMap::active_shards); one of three aggregators.
         Case{"small_tensor_colocated", {"--nodes", "6", "-b", "32K", "-e", "32K", "--density", "0.3"}},
-        Case{"small_tensor_dedicated", {"--nodes", "3", "--aggregators", "3", "-b", "16K", "-e", "16K", "--density", "0.2"}}),
+        Case{"small_tensor_dedicated", {"--nodes", "3", "--aggregators", "3", "-b", "16K", "-e", "16K", "--density", "0.2"}},
+        Case{"direct", {"--nodes", "4", "-b", "8M", "-e", "8M", "--density", "0.01", "--route", "direct"}},
+        Case{"direct_topk_contiguous", {"--nodes", "3", "-b", "4M", "-e", "4M", "--density", "0.01", "--workload", "topk",
+                                        "--shard-layout", "contiguous", "--route", "direct"}},
+        Case{"auto_goes_direct",
+             {"--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0.001", "--workload", "scattered"}},
+        Case{"auto_stays_on_shards",
+             {"--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0.05", "--overlap", "full"}}),
     testing::case_name);
+
+// Auto takes the shards route first and the direct one from the next call
+// when the ranks' non-zeros barely overlap; the record says which the timed
+// calls took.
+TEST(OmniRoute, AutoPicksByOverlapAndTheRecordSaysWhich) {
+  struct Expect {
+    std::vector<std::string> args;
+    const char* route;
+  };
+  for (const Expect& e :
+       {Expect{{"--density", "0.001", "--workload", "scattered"}, "direct"},
+        Expect{{"--density", "0.05", "--overlap", "full"}, "shards"},
+        Expect{{"--density", "0.001", "--workload", "scattered", "--route", "shards"}, "shards"},
+        Expect{{"--density", "0.05", "--overlap", "full", "--route", "direct"}, "direct"}}) {
+    std::vector<std::string> args{"--algo", "omni", "--nodes", "4", "-b", "2M", "-e", "2M"};
+    args.insert(args.end(), e.args.begin(), e.args.end());
+    SCOPED_TRACE(args.back());
+    auto doc = run_allreduce_ok(args);
+    ASSERT_FALSE(doc.is_null());
+    const auto& r = doc["results"][0];
+    EXPECT_EQ(r["routes"], (nlohmann::json{{e.route, 2}})) << r.dump();
+    EXPECT_TRUE(r["correct"].get<bool>());
+  }
+}
+
+// A top-k tensor's scan pieces hold a few non-zeros each: a batch per piece
+// would spend more on frame headers than on values, so light batches run on
+// across pieces (engine/omni/stream_tuning.h).
+TEST(OmniWireBytes, LightSparseBatchesRunAcrossScanPieces) {
+  // 8 MiB: 8 scan pieces, about 2100 non-zeros a rank, one stream per peer.
+  auto doc = run_allreduce_ok({"--algo", "omni", "--nodes", "4", "-b", "8M", "-e", "8M", "--density", "0.001",
+                               "--workload", "scattered", "--route", "direct"});
+  ASSERT_FALSE(doc.is_null());
+  const auto& r = doc["results"][0];
+  EXPECT_LT(r["wire_bytes"]["frames_per_rank_max"].get<double>(), 3 * 8) << r["wire_bytes"].dump();
+  EXPECT_EQ(r["wire_bytes"]["sent_per_rank_max"], r["analytic_bytes"]["sent_per_rank_max"]);
+}
+
+TEST(OmniRoute, DirectNeedsWorkersOnly) {
+  auto r = run_cli({"allreduce", "--algo", "omni", "--nodes", "3", "--aggregators", "1", "-b", "64K", "-e", "64K",
+                    "--route", "direct"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--route auto or shards"), std::string::npos) << r.err;
+  r = run_cli({"allreduce", "--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "64K", "--route", "sideways"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("use auto, shards or direct"), std::string::npos) << r.err;
+}
 
 TEST(OmniWireBytes, DensityZeroSendsOnlyHeaders) {
   auto doc = run_allreduce_ok({"--algo", "omni", "--nodes", "4", "-b", "4M", "-e", "4M", "--density", "0"});

@@ -58,6 +58,7 @@ ResultRecord full_record() {
   r.duration = DurationOutcome{60, 60.4, 123456, false, false};
   r.speedup_vs = {{"ring", 2.0}};
   r.note = "a note";
+  r.routes = {{"shards", 1}, {"direct", 4}};
   return r;
 }
 
@@ -68,6 +69,7 @@ TEST(ResultRecord, ProfileLinkLimitAndSetupTimeRoundTrip) {
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_TRUE(defaulted.empty());
   EXPECT_EQ(back.value().setup_us, r.setup_us);
+  EXPECT_EQ(back.value().routes, r.routes);
   ASSERT_TRUE(back.value().link_limit);
   EXPECT_DOUBLE_EQ(back.value().link_limit->limit_us, 7.5);
   EXPECT_DOUBLE_EQ(back.value().link_limit->of_limit, 0.75);

@@ -106,6 +106,24 @@ TEST(RunConfig, SchemaOneRecordsTakeDefaultsAndSaySo) {
   EXPECT_FALSE(run_config_from_json(old, 2, nullptr).is_ok());
 }
 
+// Schema 4 files predate the direct route: every omni call went through the shards.
+TEST(RunConfig, SchemaFourRecordsTakeTheShardsRoute) {
+  json old = emulated().key();
+  old.erase("route");
+  std::vector<std::string> defaulted;
+  auto c = run_config_from_json(old, 4, &defaulted);
+  ASSERT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(c.value().route, "shards");
+  EXPECT_EQ(defaulted, (std::vector<std::string>{"route"}));
+  // From schema 5 on the field is required, and a file that names it keeps it.
+  EXPECT_FALSE(run_config_from_json(old, 5, nullptr).is_ok());
+  old["route"] = "direct";
+  c = run_config_from_json(old, 4, nullptr);
+  ASSERT_TRUE(c.is_ok());
+  EXPECT_EQ(c.value().route, "direct");
+  EXPECT_EQ(RunConfig{}.route, "auto");
+}
+
 // Schema 3 files predate the shard layout and the batch encoding: their runs
 // split shards contiguously and sent whole blocks, and read back as such.
 TEST(RunConfig, SchemaThreeRecordsTakeTheLayoutAndEncodingOfTheirTime) {

@@ -125,7 +125,9 @@ std::string algo_list() {
 }
 
 TEST(TraceEndToEnd, EveryAlgorithmWritesAValidTrace) {
-  auto run = run_traced({"--algo", algo_list(), "--nodes", "4", "-b", "8M", "-e", "8M", "--density", "0.05", "-n", "4"});
+  // The shards route: omni's result stream too (auto would go direct at this overlap).
+  auto run = run_traced(
+      {"--algo", algo_list(), "--nodes", "4", "-b", "8M", "-e", "8M", "--density", "0.05", "-n", "4", "--route", "shards"});
   ASSERT_EQ(run.cli.exit_code, 0);
   expect_valid_trace(run, 4);
   ASSERT_EQ(run.trace.ranks.size(), 4u);

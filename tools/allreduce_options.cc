@@ -73,6 +73,10 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
   cmd.add_option("--encoding", o.encoding_text,
                  "how the engine encodes the blocks it sends: auto (per batch, the smallest), blocks, bitmap or coo")
       ->capture_default_str();
+  cmd.add_option("--route", o.route_text,
+                 "how the omni engine sends non-zeros: auto (per call, the cheaper), shards (through the "
+                 "aggregator shards) or direct (to every worker)")
+      ->capture_default_str();
   bind_threshold_options(cmd, o.thresholds);
   bind_net_options(cmd, o.net);
   bind_transport_options(cmd, o.transport);

@@ -60,6 +60,7 @@ struct AllreduceOptions {
   std::string device_text = "cpu";
   std::string shard_layout_text = "striped";  // --shard-layout
   std::string encoding_text = "auto";         // --encoding
+  std::string route_text = "auto";            // --route
   ThresholdOptions thresholds;  // --min-busbw, --min-speedup
   NetOptions net;               // --net, --link-rate, --link-delay
   TransportOptions transport;   // --transport, --fabric-provider

@@ -143,6 +143,7 @@ class RankRun {
     setup.link_rate_bps = plan_.base.link_rate_bps;  // 0 unless the links are emulated
     parse_shard_layout(plan_.base.shard_layout, &setup.shard_layout);
     parse_encoding_policy(plan_.base.encoding, &setup.encoding);
+    parse_route_policy(plan_.base.route, &setup.route);
     for (int r = 0; r < job_.nodes; ++r) {
       if (hosts_[static_cast<size_t>(r)] != hosts_[static_cast<size_t>(job_.rank)]) continue;
       if (r < job_.rank) ++setup.local_index;
@@ -395,6 +396,7 @@ class RankRun {
         s.samples.times_us[static_cast<size_t>(run)].push_back(
             std::chrono::duration<double, std::micro>(t1 - t0).count());
         s.samples.cpu[static_cast<size_t>(run)] += cpu1 - cpu0;
+        if (const char* route = s.collective->last_route()) ++s.samples.routes[route];
         const auto wire_after = s.collective->wire_counters();
         if (wire_before && wire_after) {
           if (!s.samples.wire) s.samples.wire = ByteCounters{};
@@ -528,6 +530,7 @@ class RankRun {
     cost.link_rate_bps = config.link_rate_bps;
     parse_shard_layout(config.shard_layout, &cost.shard_layout);
     parse_encoding_policy(config.encoding, &cost.encoding);
+    parse_route_policy(config.route, &cost.route);
     cost.support = support_.get();
     std::vector<ResultRecord> group;
     for (size_t a = 0; a < slots_.size(); ++a) {

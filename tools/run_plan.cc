@@ -251,6 +251,12 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
   if (!parse_encoding_policy(o.encoding_text, &encoding))
     return usage_error("--encoding '" + o.encoding_text + "' is not known: use auto, blocks, bitmap or coo");
   c.encoding = encoding_policy_name(encoding);
+  RoutePolicy route;
+  if (!parse_route_policy(o.route_text, &route))
+    return usage_error("--route '" + o.route_text + "' is not known: use auto, shards or direct");
+  if (route == RoutePolicy::kDirect && (c.aggregators > 0 || c.nodes < 2))
+    return usage_error("--route direct needs --nodes 2 or more and no --aggregators: use --route auto or shards");
+  c.route = route_policy_name(route);
 
   auto algos = check_algos(o, c.device);
   if (!algos.is_ok()) return algos.status();

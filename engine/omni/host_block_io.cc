@@ -17,10 +17,11 @@ Status HostBlockIo::begin(const TensorView& in, const TensorView& out, const Blo
                           const ShardMap& shards) {
   if (in.device != DeviceKind::kCpu || out.device != DeviceKind::kCpu)
     return usage_error("omni: host block IO was given a device tensor");
-  // A small tensor uses only some of the shards (ShardMap::active_shards).
+  // A small tensor uses only some of the shards (ShardMap::active_shards),
+  // the direct route one (the whole tensor in one stream).
   if (shards.shards() > static_cast<int>(written_up_to_.size()))
-    return internal_error("omni: host block IO made for " + std::to_string(written_up_to_.size()) + " shards, given " +
-                          std::to_string(shards.shards()));
+    return internal_error("omni: host block IO made for at most " + std::to_string(written_up_to_.size()) +
+                          " shards, given " + std::to_string(shards.shards()));
   in_ = in;
   out_ = out;
   layout_ = layout;

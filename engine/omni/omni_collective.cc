@@ -13,6 +13,9 @@
 namespace omnib {
 namespace {
 
+// The tag of a worker's batches on the direct route (on the shards route, 0).
+constexpr uint32_t kDirectTag = 1;
+
 Status expect_frame(const Frame& f, wire::FrameType type, uint64_t seq, int peer) {
   if (f.type() != type)
     return unavailable_error("rank " + std::to_string(peer) + " sent frame type " + std::to_string(f.header.type) +
@@ -43,6 +46,8 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
     if (!made.is_ok()) return made.status().with_context("omni: ");
     io = made.take();
   }
+  if (setup.route == RoutePolicy::kDirect && (job.aggregators > 0 || job.nodes < 2))
+    return usage_error("omni: --route direct needs two or more workers and no dedicated aggregators (use --route auto or shards)");
   auto links = setup.links->establish(specs);
   if (!links.is_ok()) return links.status().with_context("omni: ");
   return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take(), std::move(io)));
@@ -57,6 +62,7 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
       link_rate_bps_(setup.link_rate_bps),
       layout_kind_(setup.shard_layout),
       encoding_(options.dense ? EncodingPolicy::kBlocks : setup.encoding),
+      route_policy_(options.dense ? RoutePolicy::kShards : setup.route),
       timeout_(setup.timeout),
       links_(std::move(links)),
       io_(std::move(io)) {
@@ -73,6 +79,8 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
     for (int w = 0; w < job_.nodes; ++w) from_worker(w).set_wakers(&aggregate_waker_, &aggregate_waker_);
   }
   lanes_ = std::make_unique<LaneGroup>(lanes);
+  // Auto's first call takes the shards route: nothing is learned yet.
+  if (route_policy_ == RoutePolicy::kDirect && direct_possible()) route_ = RoutePolicy::kDirect;
 }
 
 OmniCollective::~OmniCollective() {
@@ -94,11 +102,12 @@ void OmniCollective::abort() { links_.abort_all(); }  // every waiting lane wake
 void OmniCollective::size_streams() {
   const uint64_t tensor_bytes = static_cast<uint64_t>(layout_.count()) * elem_size_;
   const auto before = std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes);
-  // A shard hears from every worker; a worker from every shard in use.
-  const auto active = static_cast<uint64_t>(map_.shards());
+  // A shard hears from every worker; a worker from every shard in use. The
+  // direct route cuts its streams as the shards route would.
+  const auto active = static_cast<uint64_t>(active_shards_);
   to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / active);
-  to_workers_ = tune_streams(link_rate_bps_, map_.shards(), tensor_bytes / active);
-  cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes);
+  to_workers_ = tune_streams(link_rate_bps_, active_shards_, tensor_bytes / active);
+  cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes, encoding_);
   if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
   // Each end sizes what it receives.
   if (job_.is_worker())
@@ -112,24 +121,41 @@ void OmniCollective::size_streams() {
 Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   if (in.count != out.count) return usage_error("omni: input and output counts differ");
   ++seq_;
+  // A new tensor size starts afresh: its first call takes the shards route.
+  if (route_policy_ == RoutePolicy::kAuto && in.count != layout_.count()) route_ = RoutePolicy::kShards;
   layout_ = BlockLayout(in.count, block_size_);
   const size_t block_bytes = block_size_ * elem_size_;
   const uint64_t blocks = layout_.num_blocks();
-  const int active = ShardMap::active_shards(block_bytes, blocks, shards());  // the rest sit this call out
-  map_ = ShardMap(blocks, active, layout_kind_, ShardMap::default_stripe(block_bytes, blocks, active));
+  active_shards_ = ShardMap::active_shards(block_bytes, blocks, shards());  // the rest sit this call out
+  const int streams = direct() ? 1 : active_shards_;  // the direct route streams the whole tensor as one
+  map_ = ShardMap(blocks, streams, layout_kind_, ShardMap::default_stripe(block_bytes, blocks, streams));
   size_streams();
   if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_, map_));
   if (aggregator_) aggregator_->reset(layout_);
+  traffic_ = RouteTraffic{};
+  shard_inputs_ = 0;
+  in_place_ = in.data == out.data;
+  unsent_from_.store(direct() && in_place_ ? 0 : kEndOfStream, std::memory_order_relaxed);
+  last_route_ = route_policy_name(route_);
+  const int64_t begun = trace::now_ns();  // a point: which route this call takes
+  trace::record(direct() ? "route direct" : "route shards", trace::Kind::kCompute, begun, begun);
 
   std::vector<Status (OmniCollective::*)()> roles;
-  if (job_.is_worker()) roles = {&OmniCollective::send_all, &OmniCollective::receive_all};
-  if (aggregator_ && my_shard() < map_.shards()) roles.push_back(&OmniCollective::aggregate);
+  if (direct()) {
+    roles = {&OmniCollective::send_all, &OmniCollective::aggregate_direct};  // every rank is a worker and a shard
+  } else {
+    if (job_.is_worker()) roles = {&OmniCollective::send_all, &OmniCollective::receive_all};
+    if (aggregator_ && my_shard() < map_.shards()) roles.push_back(&OmniCollective::aggregate);
+  }
   std::function<Status(int)> body = [&](int lane) {
     const auto role = static_cast<size_t>(lane);
-    return role < roles.size() ? (this->*roles[role])() : Status::ok();  // an idle shard's lane
+    return role < roles.size() ? (this->*roles[role])() : Status::ok();  // an idle lane
   };
   std::function<void()> on_failure = [this] { abort(); };
-  return lanes_->run(body, on_failure);  // the harness names the rank and algorithm
+  OMNIB_RETURN_IF_ERROR(lanes_->run(body, on_failure));  // the harness names the rank and algorithm
+  // Every rank saw the same traffic: all pick the same route for the next call.
+  route_ = next_route(route_policy_, route_, traffic_, job_.nodes, direct_possible());
+  return Status::ok();
 }
 
 // Worker side: every shard's blocks, each shard's in increasing order, as
@@ -138,16 +164,19 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 Status OmniCollective::send_all() {
   trace::name_thread("send to shards");
   const uint64_t blocks = layout_.num_blocks();
-  for (int s = 0; s < map_.shards(); ++s) {
+  const int peers = destinations();
+  for (int s = 0; s < peers; ++s) {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
     ss.nonzeros.clear();
     // Posted sends point into `found`: it must never move during the call.
-    ss.found.reserve(map_.count(s));
+    if (s < map_.shards()) ss.found.reserve(map_.count(s));
     ss.packed.resize(to_shards_.send_frames + 1);
     ss.sent = 0;
     ss.ended = false;
     ss.last_ticket = to_shard(s).sends_done();
+    ss.acked = ss.last_ticket;
+    ss.unsent_from = 0;
     ss.headers.resize(to_shards_.send_frames + 1);
   }
   uint64_t scanned = 0;
@@ -156,30 +185,39 @@ Status OmniCollective::send_all() {
     const uint64_t mark = send_waker_.mark();
     bool moved = false, all_ended = true;
     const bool complete = scanned == blocks;
-    for (int i = 0; i < map_.shards(); ++i) {
-      const int s = (job_.rank + i) % map_.shards();  // ranks start on different shards
+    for (int i = 0; i < peers; ++i) {
+      const int s = (job_.rank + i) % peers;  // ranks start on different shards
       SendShard& ss = send_shards_[static_cast<size_t>(s)];
+      Connection& link = to_shard(s);
+      publish_sent(ss, link);
       if (ss.ended) continue;
       all_ended = false;
+      const SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
       // The next batch: the found blocks of one scanned piece (the scan
       // runs a piece at a time, so the batch is whole). It leaves once the
       // block after it is known, which it announces, or at the end.
       size_t n = 0;
-      while (ss.sent + n < ss.found.size() &&
-             (n == 0 || !cut_.starts_new(ss.found[ss.sent + n - 1], ss.found[ss.sent + n], n)))
+      uint64_t weight = 0;
+      while (ss.sent + n < stream.found.size() &&
+             (n == 0 || !cut_.starts_new(stream.found[ss.sent + n - 1], stream.found[ss.sent + n], n, weight))) {
+        const size_t k = ss.sent + n;
+        weight += BatchCut::block_weight(encoding_, layout_.block_length(stream.found[k]),
+                                         stream.nonzeros.empty() ? 0 : stream.nonzeros[k], elem_size_);
         ++n;
-      if (!complete && ss.sent + n == ss.found.size()) continue;
-      Connection& link = to_shard(s);
-      if (ss.last_ticket - link.sends_done() >= link.send_window()) continue;  // no room: build nothing yet
+      }
+      if (!complete && ss.sent + n == stream.found.size()) continue;
+      // No room: build nothing yet. (Counted from `acked`, so no header slot
+      // is reused before publish_sent has read it.)
+      if (ss.last_ticket - ss.acked >= link.send_window()) continue;
       const size_t slot = (ss.last_ticket + 1) % ss.headers.size();
       BatchHeader& header = ss.headers[slot];
-      const uint64_t next = ss.sent + n < ss.found.size() ? ss.found[ss.sent + n] : kEndOfStream;
-      const std::span<const uint64_t> batch(ss.found.data() + ss.sent, n);
+      const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
+      const std::span<const uint64_t> batch(stream.found.data() + ss.sent, n);
       BlockEncoding encoding = BlockEncoding::kBlocks;
       if (encoding_ != EncodingPolicy::kBlocks) {
         BatchShape shape;
         for (size_t k = 0; k < n; ++k)
-          shape.add_block(layout_.block_length(batch[k]), ss.nonzeros[ss.sent + k]);
+          shape.add_block(layout_.block_length(batch[k]), stream.nonzeros[ss.sent + k]);
         encoding = choose_encoding(encoding_, shape, elem_size_);
       }
       header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
@@ -192,7 +230,7 @@ Status OmniCollective::send_all() {
       batch_iovecs(header, batch, values_iov_, ss.packed[slot], send_iov_);
       trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
       send.set_bytes_of(send_iov_);
-      auto posted = link.post(wire::FrameType::kBlocks, 0, seq_, send_iov_);
+      auto posted = link.post(wire::FrameType::kBlocks, direct() ? kDirectTag : 0, seq_, send_iov_);
       if (!posted.is_ok()) return posted.status();
       if (!posted.value()) {  // the link's window is full
         send.cancel();
@@ -204,6 +242,14 @@ Status OmniCollective::send_all() {
       moved = true;
     }
     if (all_ended) break;
+    if (direct() && in_place_) {
+      uint64_t from = kEndOfStream;
+      for (const SendShard& ss : send_shards_) from = std::min(from, ss.unsent_from);
+      if (from != unsent_from_.load(std::memory_order_relaxed)) {
+        unsent_from_.store(from, std::memory_order_release);
+        aggregate_waker_.notify();
+      }
+    }
     if (!complete) {
       trace::Span scan("scan", trace::Kind::kCompute);
       const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
@@ -229,7 +275,7 @@ Status OmniCollective::send_all() {
       return timeout_error("no shard took a batch within the timeout (is an aggregator stuck?)");
   }
   // The tensor's memory stays the caller's: every send must be finished.
-  for (int s = 0; s < map_.shards(); ++s) {
+  for (int s = 0; s < peers; ++s) {
     const SendShard& ss = send_shards_[static_cast<size_t>(s)];
     while (to_shard(s).sends_done() < ss.last_ticket) {
       const uint64_t mark = send_waker_.mark();
@@ -242,7 +288,14 @@ Status OmniCollective::send_all() {
         return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
     }
   }
+  unsent_from_.store(kEndOfStream, std::memory_order_release);  // every send finished
+  aggregate_waker_.notify();
   return Status::ok();
+}
+
+void OmniCollective::publish_sent(SendShard& ss, Connection& link) {
+  const uint64_t done = link.sends_done();
+  for (; ss.acked < done; ++ss.acked) ss.unsent_from = ss.headers[(ss.acked + 1) % ss.headers.size()].next;
 }
 
 // Worker side: the reduced blocks of every shard, written into the output
@@ -271,6 +324,8 @@ Status OmniCollective::receive_all() {
         trace::Span scatter("scatter", trace::Kind::kCompute, {.shard = s});
         OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kResult, seq_, link.peer_rank()));
         OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, s, result_view_));
+        traffic_.results += sizeof(wire::FrameHeader) + frame.payload.size();
+        if (result_view_.next == kEndOfStream) traffic_.inputs += frame.header.tag;  // the shard's inputs
         scatter.set_blocks(result_view_.count);
         OMNIB_RETURN_IF_ERROR(io_->store(s, result_view_));
         if (result_view_.next == kEndOfStream) {
@@ -303,7 +358,6 @@ Status OmniCollective::aggregate() {
   const int shard = my_shard();
   trace::name_thread("aggregate shard", shard);
   const int workers = job_.nodes;
-  const size_t pull = to_shards_.recv_frames;
   result_slots_.resize(to_workers_.send_frames + 1);
   for (auto& slot : result_slots_) {
     slot.tickets.assign(static_cast<size_t>(workers), 0);
@@ -321,28 +375,7 @@ Status OmniCollective::aggregate() {
   while (true) {
     const uint64_t mark = aggregate_waker_.mark();
     bool moved = false;
-    // Take what the workers sent, up to the window.
-    for (int w = 0; w < workers; ++w) {
-      Connection& link = from_worker(w);
-      while (!input_ended[static_cast<size_t>(w)] && aggregator_->queued(w) < pull) {
-        Frame frame = aggregator_->take_spare_frame();
-        auto got = link.try_recv(frame);
-        if (!got.is_ok()) return got.status();
-        if (!got.value()) {
-          aggregator_->give_spare_frame(std::move(frame));
-          break;
-        }
-        moved = true;
-        const int64_t arrived = trace::now_ns();  // a point: the frame is whole
-        trace::record("recv batch", trace::Kind::kRecv, arrived, arrived,
-                      {.peer = w, .shard = shard, .bytes = frame.payload.size()});
-        OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, w));
-        BatchView view;
-        OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, shard, view));
-        input_ended[static_cast<size_t>(w)] = view.next == kEndOfStream;
-        OMNIB_RETURN_IF_ERROR(aggregator_->push(w, std::move(frame), std::move(view)));
-      }
-    }
+    OMNIB_RETURN_IF_ERROR(take_inputs(shard, input_ended, moved));
     // Reduce into a free slot.
     if (!finished && produced - retired < slots) {
       ResultSlot& slot = slot_of(produced);
@@ -376,7 +409,9 @@ Status OmniCollective::aggregate() {
         trace::Span send("send result", trace::Kind::kSend,
                          {.peer = w, .shard = shard, .blocks = slot.batch.indices.size()});
         send.set_bytes_of(result_iov_);
-        auto posted = link.post(wire::FrameType::kResult, 0, seq_, result_iov_);
+        // The last result frame tells every worker what the shard received (route_choice.h).
+        const uint32_t tag = slot.header.next == kEndOfStream ? traffic_tag(shard_inputs_) : 0;
+        auto posted = link.post(wire::FrameType::kResult, tag, seq_, result_iov_);
         if (!posted.is_ok()) return posted.status();
         if (!posted.value()) {  // this worker's link is full; the others go on
           send.cancel();
@@ -422,6 +457,128 @@ Status OmniCollective::aggregate() {
   }
 }
 
+Status OmniCollective::take_inputs(int stream, std::vector<char>& input_ended, bool& moved) {
+  const size_t pull = to_shards_.recv_frames;
+  const uint32_t tag = direct() ? kDirectTag : 0;
+  for (int w = 0; w < job_.nodes; ++w) {
+    Connection& link = from_worker(w);
+    while (!input_ended[static_cast<size_t>(w)] && aggregator_->queued(w) < pull) {
+      Frame frame = aggregator_->take_spare_frame();
+      auto got = link.try_recv(frame);
+      if (!got.is_ok()) return got.status();
+      if (!got.value()) {
+        aggregator_->give_spare_frame(std::move(frame));
+        break;
+      }
+      moved = true;
+      const int64_t arrived = trace::now_ns();  // a point: the frame is whole
+      trace::record("recv batch", trace::Kind::kRecv, arrived, arrived,
+                    {.peer = w, .shard = my_shard(), .bytes = frame.payload.size()});
+      OMNIB_RETURN_IF_ERROR(expect_frame(frame, wire::FrameType::kBlocks, seq_, w));
+      if (frame.header.tag != tag)
+        return unavailable_error("rank " + std::to_string(w) + " sent its blocks on the " +
+                                 (tag ? "shards" : "direct") + " route, this rank takes the " +
+                                 route_policy_name(route_) + " route (ranks disagree on the route)");
+      const uint64_t bytes = sizeof(wire::FrameHeader) + frame.payload.size();
+      (direct() ? traffic_.inputs : shard_inputs_) += bytes;
+      BatchView view;
+      OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, stream, view));
+      input_ended[static_cast<size_t>(w)] = view.next == kEndOfStream;
+      OMNIB_RETURN_IF_ERROR(aggregator_->push(w, std::move(frame), std::move(view)));
+    }
+  }
+  return Status::ok();
+}
+
+// Direct route, on every rank: every worker's whole stream, reduced in rank
+// order like a shard's and written into the output as it is reduced.
+Status OmniCollective::aggregate_direct() {
+  trace::name_thread("aggregate all");
+  OMNIB_RETURN_IF_ERROR(io_->begin_receive());
+  std::vector<char> input_ended(static_cast<size_t>(job_.nodes), 0);
+  result_slots_.resize(std::max<size_t>(result_slots_.size(), 1));
+  ResultBatch& batch = result_slots_[0].batch;
+  batch.clear();
+  bool finished = false;
+  Stall stall(timeout_);
+  while (true) {
+    const uint64_t mark = aggregate_waker_.mark();
+    bool moved = false;
+    OMNIB_RETURN_IF_ERROR(take_inputs(0, input_ended, moved));
+    if (!finished) {
+      trace::Span reduce("reduce", trace::Kind::kCompute);
+      int waiting_on = -1;
+      const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on);
+      reduce.set_blocks(batch.indices.size());
+      reduce.end();
+      if (progress != ShardAggregator::Progress::kNeedInput) {
+        // As on the shards route, the batch made once every stream ended is the last.
+        finished = aggregator_->global_next() == kEndOfStream;
+        const bool unsent = !batch.indices.empty() &&
+                            batch.indices.back() >= unsent_from_.load(std::memory_order_acquire);
+        if (held_.empty() && !unsent) {
+          OMNIB_RETURN_IF_ERROR(store_direct(batch));
+        } else {
+          held_.push_back(std::move(batch));
+          if (!spare_results_.empty()) {
+            batch = std::move(spare_results_.back());
+            spare_results_.pop_back();
+          }
+        }
+        batch.clear();
+        moved = true;
+      }
+    }
+    const size_t held = held_.size();
+    OMNIB_RETURN_IF_ERROR(store_ready_direct());
+    moved |= held_.size() != held;
+    if (finished && held_.empty()) return io_->finish_receive(0);
+    if (moved) {
+      stall.moved();
+      continue;
+    }
+    for (int w = 0; w < job_.nodes; ++w) {
+      if (!input_ended[static_cast<size_t>(w)]) OMNIB_RETURN_IF_ERROR(from_worker(w).health());
+      if (!held_.empty()) OMNIB_RETURN_IF_ERROR(to_shard(w).health());  // the sends the sums wait for
+    }
+    trace::Span wait("wait block", trace::Kind::kWait);
+    if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
+      return timeout_error("the direct route made no progress within the timeout (a worker stopped sending?)");
+  }
+}
+
+Status OmniCollective::store_ready_direct() {
+  const uint64_t unsent_from = unsent_from_.load(std::memory_order_acquire);
+  while (!held_.empty() && (held_.front().indices.empty() || held_.front().indices.back() < unsent_from)) {
+    OMNIB_RETURN_IF_ERROR(store_direct(held_.front()));
+    spare_results_.push_back(std::move(held_.front()));
+    held_.pop_front();
+  }
+  return Status::ok();
+}
+
+Status OmniCollective::store_direct(const ResultBatch& batch) {
+  if (route_policy_ == RoutePolicy::kAuto) {
+    const BatchShape shape = result_shape(batch);
+    traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
+                        encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
+  }
+  if (batch.indices.empty()) return Status::ok();
+  trace::Span scatter("scatter", trace::Kind::kCompute, {.blocks = batch.indices.size()});
+  result_view_.count = static_cast<uint32_t>(batch.indices.size());
+  result_view_.next = kEndOfStream;
+  result_view_.encoding = BlockEncoding::kBlocks;
+  result_view_.indices = batch.indices.data();
+  result_view_.values = batch.values.data();
+  result_view_.value_offsets.clear();
+  size_t at = 0;
+  for (uint64_t b : batch.indices) {
+    result_view_.value_offsets.push_back(at);
+    at += layout_.block_length(b) * elem_size_;
+  }
+  return io_->store(0, result_view_);
+}
+
 void OmniCollective::batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks,
                                   std::span<const iovec> values, const UninitBytes& packed,
                                   std::vector<iovec>& out) const {
@@ -435,19 +592,25 @@ void OmniCollective::batch_iovecs(const BatchHeader& header, std::span<const uin
 void OmniCollective::encode_result(ResultSlot& slot) {
   if (encoding_ == EncodingPolicy::kBlocks || slot.batch.indices.empty()) return;
   trace::Span pack("pack", trace::Kind::kCompute, {.blocks = slot.batch.indices.size()});
-  // The sums are in cache: count their non-zeros (a sum can cancel to zero).
-  BatchShape shape;
-  const uint8_t* at = slot.batch.values.data();
-  for (uint64_t b : slot.batch.indices) {
-    const size_t len = layout_.block_length(b);
-    shape.add_block(len, count_nonzero(at, len, elem_size_));
-    at += len * elem_size_;
-  }
+  const BatchShape shape = result_shape(slot.batch);
   const BlockEncoding encoding = choose_encoding(encoding_, shape, elem_size_);
   slot.header.encoding = static_cast<uint32_t>(encoding);
   if (encoding == BlockEncoding::kBlocks) return;
   const iovec values{slot.batch.values.data(), slot.batch.values.size()};
   pack_sparse(encoding, slot.batch.indices, layout_, elem_size_, std::span<const iovec>(&values, 1), slot.packed);
+}
+
+BatchShape OmniCollective::result_shape(const ResultBatch& batch) const {
+  // The sums are in cache: count their non-zeros (a sum can cancel to zero).
+  BatchShape shape;
+  const uint8_t* at = batch.values.data();
+  const bool count = encoding_ != EncodingPolicy::kBlocks;
+  for (uint64_t b : batch.indices) {
+    const size_t len = layout_.block_length(b);
+    shape.add_block(len, count ? count_nonzero(at, len, elem_size_) : 0);
+    at += len * elem_size_;
+  }
+  return shape;
 }
 
 std::optional<std::string> OmniCollective::unavailable_reason(const CollectiveSetup& setup) {

@@ -3,7 +3,10 @@
 // Workers stream their non-zero blocks, shard by shard, to aggregator shards;
 // each shard reduces a block as soon as every worker that holds it delivered it
 // and streams the sum back to all workers. Zero blocks never cross the wire.
-// See docs/algorithms.md for the protocol and its cost.
+// On the direct route (engine/omni/route_choice.h) every worker streams all
+// its non-zero blocks to every worker instead, and every worker reduces the
+// whole tensor in rank order, so all get the same bits without a result
+// stream. See docs/algorithms.md for the protocol and its cost.
 //
 // Threads: however many ranks and shards the job has, a worker runs two lanes
 // (one sends to every shard, one receives from every shard) and a shard runs
@@ -12,12 +15,15 @@
 // many links waits on one Waker for all of them.
 #pragma once
 
+#include <atomic>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "engine/collective.h"
 #include "engine/lane_group.h"
+#include "engine/omni/route_choice.h"
 #include "engine/omni/shard_aggregator.h"
 #include "engine/omni/stream_tuning.h"
 #include "engine/omni/worker_block_io.h"
@@ -35,6 +41,7 @@ class OmniCollective final : public Collective {
 
   Status allreduce(const TensorView& in, const TensorView& out) override;
   std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
+  const char* last_route() const override { return last_route_; }
 
   // Device tensors need the CUDA block IO, which a build may lack.
   static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
@@ -45,6 +52,14 @@ class OmniCollective final : public Collective {
   int shards() const { return job_.aggregators > 0 ? job_.aggregators : job_.nodes; }
   int shard_rank(int shard) const { return job_.aggregators > 0 ? job_.nodes + shard : shard; }
   int my_shard() const;  // shard hosted by this rank, or -1
+  bool direct() const { return route_ == RoutePolicy::kDirect; }
+  bool direct_possible() const { return job_.aggregators == 0 && job_.nodes > 1; }
+  // The stream a worker sends to `shard` (on the direct route every
+  // destination gets the one whole-tensor stream, kept in slot 0).
+  int stream_of(int shard) const { return direct() ? 0 : shard; }
+  // Where a worker's send lane sends: every rank on the direct route, else
+  // the shards in use this call.
+  int destinations() const { return direct() ? shards() : map_.shards(); }
   size_t link_id(int worker, int shard) const { return static_cast<size_t>(worker * shards() + shard); }
   Connection& to_shard(int shard) { return *links_.dialer_end[link_id(job_.rank, shard)]; }
   Connection& from_worker(int worker) { return *links_.acceptor_end[link_id(worker, my_shard())]; }
@@ -53,6 +68,25 @@ class OmniCollective final : public Collective {
   Status send_all();
   Status receive_all();
   Status aggregate();
+  Status aggregate_direct();
+  // Takes what the workers sent, up to the window, into the aggregator;
+  // `stream` is the map's shard the batches belong to.
+  Status take_inputs(int stream, std::vector<char>& input_ended, bool& moved);
+  // Direct route: writes the sums into the output, and sizes them as the
+  // shards route would send them (traffic_.results) when the route is auto.
+  Status store_direct(const ResultBatch& batch);
+  // Direct route in place: a worker's block may be overwritten by its sum
+  // only once it was sent to every peer. The send lane advances
+  // `unsent_from_` (the least over destinations) as its sends finish; the
+  // aggregate lane holds the sums above it in `held_`, never blocking, since
+  // its peers' sends wait on it taking their input.
+  struct SendShard;
+  void publish_sent(SendShard& ss, Connection& link);
+  Status store_ready_direct();
+  bool in_place_ = false;
+  std::atomic<uint64_t> unsent_from_{0};
+  std::deque<ResultBatch> held_;
+  std::vector<ResultBatch> spare_results_;
   void abort();
   // The payload iovecs of a batch (header, indices, then values or packed).
   void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
@@ -80,6 +114,10 @@ class OmniCollective final : public Collective {
     size_t sent = 0;              // of `found`
     bool ended = false;           // the batch announcing the end is posted
     uint64_t last_ticket = 0;
+    // Direct route in place: sends known finished, and the first block not
+    // yet sent to this destination (kEndOfStream once all are).
+    uint64_t acked = 0;
+    uint64_t unsent_from = 0;
     std::vector<BatchHeader> headers;  // one per send window slot: live until its send finishes
     std::vector<UninitBytes> packed;   // per slot too: a sparse encoding's payload
   };
@@ -102,11 +140,22 @@ class OmniCollective final : public Collective {
   std::vector<ResultSlot> result_slots_;
   // Picks the encoding of the slot's result batch and, if sparse, packs it.
   void encode_result(ResultSlot& slot);
+  // The shape of a batch of sums (their non-zeros counted: a sum can cancel).
+  BatchShape result_shape(const ResultBatch& batch) const;
+
+  RoutePolicy route_policy_;
+  RoutePolicy route_ = RoutePolicy::kShards;  // this call's route
+  const char* last_route_ = nullptr;
+  // What this call tells every rank alike (route_choice.h): counted by the
+  // receive lane on the shards route, by the aggregate lane on the direct one.
+  RouteTraffic traffic_;
+  uint64_t shard_inputs_ = 0;  // a shard's: bytes its workers sent it this call
 
   // Per-collective state, set by allreduce before the lanes start.
   uint64_t seq_ = 0;
   BlockLayout layout_{0, 1};
-  ShardMap map_;
+  ShardMap map_;  // on the direct route, one shard: the whole tensor
+  int active_shards_ = 1;  // shards in use this call (ShardMap::active_shards)
   StreamTuning to_shards_;   // worker -> shard streams
   StreamTuning to_workers_;  // shard -> worker streams
   BatchCut cut_;  // how worker streams are cut into batches; results use cut_.per_batch

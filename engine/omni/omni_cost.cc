@@ -5,6 +5,7 @@
 
 #include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
+#include "engine/omni/route_choice.h"
 #include "engine/omni/stream_tuning.h"
 #include "engine/transport/frame_format.h"
 
@@ -15,10 +16,10 @@ constexpr double kFrameOverhead = sizeof(wire::FrameHeader) + sizeof(BatchHeader
 
 // How the engine cuts its streams (engine/omni/stream_tuning.h) for this
 // tensor and link.
-BatchCut batch_cut(const CostInputs& c, int shards) {
+BatchCut batch_cut(const CostInputs& c, int shards, EncodingPolicy policy) {
   const auto tensor_bytes = static_cast<uint64_t>(c.count * c.elem_size);
   const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards));
-  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes);
+  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes, policy);
 }
 
 // A batch's bytes on the wire in the encoding the engine picks for it.
@@ -27,55 +28,76 @@ double batch_bytes(EncodingPolicy policy, const BatchShape& shape, size_t elem_s
          kFrameOverhead;
 }
 
+// A route's bytes and the traffic that picks the next call's route.
+struct RouteCost {
+  WireCost cost;
+  RouteTraffic traffic;
+};
+
 // From average densities: every shard gets its even share of each rank's
 // blocks, every non-zero block the average count of non-zeros, and streams
 // end on full frames.
-WireCost estimated_cost(const CostInputs& c, bool dense, int shards) {
+RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
-  const BatchCut cut = batch_cut(c, shards);
-  const auto per_batch = static_cast<double>(cut.per_batch);
+  const BatchCut cut = batch_cut(c, shards, policy);
+  const auto full = static_cast<double>(cut.batch_weight);
   const auto groups = static_cast<double>(
       BatchCut::groups_in(static_cast<uint64_t>(std::ceil(nb / static_cast<double>(cut.piece_blocks)))));
   // A stream of k blocks, `fill` of whose elements are non-zero: a batch per
-  // full batch's worth, and at least one per group of scan pieces that holds
-  // a block.
+  // full batch's weight, and at least one per group of scan pieces that holds
+  // a block (under the sparse policies, per group or quarter batch, whichever
+  // is more).
   auto stream = [&](double blocks, double fill) {
-    const double frames = std::max({1.0, std::ceil(blocks / per_batch), std::min(blocks, groups)});
     BatchShape shape;
     shape.blocks = static_cast<uint64_t>(std::llround(blocks));
     shape.elements = shape.blocks * c.block_size;
     shape.nonzeros = static_cast<uint64_t>(std::llround(static_cast<double>(shape.elements) * fill));
     shape.bitmap_bytes = shape.blocks * ((c.block_size + 7) / 8);
+    const double weight = blocks * static_cast<double>(BatchCut::block_weight(
+                                       policy, c.block_size, std::llround(c.block_size * fill), c.elem_size));
+    const double per_piece =
+        cut.merge_pieces ? std::min({blocks, groups, std::ceil(weight / (full / 4))}) : std::min(blocks, groups);
+    const double most = static_cast<double>(BatchCut::kMergedBatches * cut.per_batch);
+    const double frames = std::max({1.0, std::ceil(weight / full), std::ceil(blocks / most), per_piece});
     return batch_bytes(policy, shape, c.elem_size) + (frames - 1) * kFrameOverhead;
   };
   const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
   const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.union_element_density / u);
   const double shard_blocks = nb / shards;
+  const RouteTraffic traffic{static_cast<uint64_t>(c.nodes * shards * stream(d * shard_blocks, fill)),
+                             static_cast<uint64_t>(shards * stream(u * shard_blocks, union_fill))};
+  if (direct) {
+    const double sent = (c.nodes - 1) * stream(d * nb, fill);
+    return {{sent, c.nodes * sent, false}, traffic};
+  }
   if (c.aggregators == 0) {
     // Ranks 0..shards-1 host the shards in use; a rank's own shard is in memory.
     const double up = stream(d * shard_blocks, fill), down = stream(u * shard_blocks, union_fill);
     const double busiest = std::max(shards * up, (shards - 1) * up + (c.nodes - 1) * down);
-    return {busiest, shards * (c.nodes - 1) * (up + down), false};
+    return {{busiest, shards * (c.nodes - 1) * (up + down), false}, traffic};
   }
   const double worker_sent = shards * stream(d * shard_blocks, fill);
   const double aggregator_sent = c.nodes * stream(u * shard_blocks, union_fill);
-  return {std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent, false};
+  return {{std::max(worker_sent, aggregator_sent), c.nodes * worker_sent + shards * aggregator_sent, false}, traffic};
 }
 
 // Counted block by block the way the engine cuts its streams: a worker's
 // stream to a shard into batches by BatchCut; a shard's result stream at
 // per_batch blocks and before every block that begins a new batch of some
 // worker holding it (engine/omni/shard_aggregator.h). Each batch in the
-// encoding the engine picks from its non-zero counts.
-WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
+// encoding the engine picks from its non-zero counts. The direct route is
+// the same count over one shard, the whole tensor: every worker sends its
+// one stream to every other, and nobody sends results.
+RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
-  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
-  const BatchCut cut = batch_cut(c, shards);
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
+  const BatchCut cut = batch_cut(c, shards, policy);
+  if (direct) shards = 1;
+  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
   auto block_end = [&](uint64_t b) { return layout.block_begin(b) + layout.block_length(b); };
@@ -86,7 +108,9 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   std::vector<double> sent(static_cast<size_t>(colocated ? c.nodes : c.nodes + shards), 0);
   std::vector<BatchShape> open(static_cast<size_t>(shards));  // the shard's open batch
   std::vector<uint64_t> last(static_cast<size_t>(shards));    // its last block
+  std::vector<uint64_t> weight(static_cast<size_t>(shards));  // its weight (BatchCut)
   std::vector<double> upload(static_cast<size_t>(shards));    // closed batches' bytes
+  std::vector<double> received(static_cast<size_t>(shards));  // by the shard, from every worker
   std::vector<uint64_t> all;
   if (dense) {
     all.resize(nb);
@@ -94,26 +118,36 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
   }
   for (int w = 0; w < c.nodes; ++w) {
     std::fill(open.begin(), open.end(), BatchShape{});
+    std::fill(weight.begin(), weight.end(), 0);
     std::fill(upload.begin(), upload.end(), 0);
     const std::vector<uint64_t> mine = dense ? std::vector<uint64_t>{} : c.support->blocks(w, layout);
     for (uint64_t b : dense ? all : mine) {
       const auto s = static_cast<size_t>(map.owner(b));
-      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks);
+      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks, weight[s]);
       marks[b] |= kInUnion | (starts ? kStartsBatch : 0);
       if (starts) {
         upload[s] += batch_bytes(policy, open[s], c.elem_size);
         open[s] = BatchShape{};
+        weight[s] = 0;
       }
       const uint64_t nonzeros =
           policy == EncodingPolicy::kBlocks ? 0 : c.support->elements(w, layout.block_begin(b), block_end(b));
       open[s].add_block(layout.block_length(b), nonzeros);
+      weight[s] += BatchCut::block_weight(policy, layout.block_length(b), nonzeros, c.elem_size);
       last[s] = b;
     }
-    for (int s = 0; s < shards; ++s)
-      if (shard_rank(s) != w)  // its own shard is in memory
-        sent[static_cast<size_t>(w)] +=
-            upload[static_cast<size_t>(s)] + batch_bytes(policy, open[static_cast<size_t>(s)], c.elem_size);
+    for (int s = 0; s < shards; ++s) {
+      const double bytes = upload[static_cast<size_t>(s)] + batch_bytes(policy, open[static_cast<size_t>(s)], c.elem_size);
+      received[static_cast<size_t>(s)] += bytes;
+      if (direct)
+        sent[static_cast<size_t>(w)] += (c.nodes - 1) * bytes;
+      else if (shard_rank(s) != w)  // its own shard is in memory
+        sent[static_cast<size_t>(w)] += bytes;
+    }
   }
+  RouteTraffic traffic;
+  for (double bytes : received)  // the shards route tells it in a 32-bit tag
+    traffic.inputs += direct ? static_cast<uint64_t>(bytes) : traffic_tag(static_cast<uint64_t>(bytes));
   for (int s = 0; s < shards; ++s) {
     double result = 0;
     BatchShape batch;
@@ -131,7 +165,8 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
       }
     });
     result += batch_bytes(policy, batch, c.elem_size);
-    for (int w = 0; w < c.nodes; ++w)
+    traffic.results += static_cast<uint64_t>(result);
+    for (int w = 0; w < c.nodes && !direct; ++w)
       if (w != shard_rank(s)) sent[static_cast<size_t>(shard_rank(s))] += result;
   }
   WireCost cost{0, 0, true};
@@ -139,7 +174,7 @@ WireCost exact_cost(const CostInputs& c, bool dense, int shards) {
     cost.sent_per_rank_max = std::max(cost.sent_per_rank_max, x);
     cost.sent_total += x;
   }
-  return cost;
+  return {cost, traffic};
 }
 
 }  // namespace
@@ -149,8 +184,24 @@ WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
   // As the engine deals the tensor: a small one to fewer shards.
   const int shards = ShardMap::active_shards(c.block_size * c.elem_size, BlockLayout(c.count, c.block_size).num_blocks(), all);
   // The dense baseline sends every block whole: it needs no inputs to count.
-  if (c.support != nullptr || dense) return exact_cost(c, dense, shards);
-  return estimated_cost(c, dense, shards);
+  const bool exact = c.support != nullptr || dense;
+  auto cost_of = [&](RoutePolicy route) {
+    const bool direct = route == RoutePolicy::kDirect;
+    return exact ? exact_cost(c, dense, shards, direct) : estimated_cost(c, dense, shards, direct);
+  };
+  const bool possible = !dense && c.aggregators == 0 && c.nodes > 1;
+  if (c.route != RoutePolicy::kAuto || !possible)
+    return cost_of(possible ? c.route : RoutePolicy::kShards).cost;
+  // Auto: the first call takes the shards route, the next the route its
+  // traffic picks, and so on (route_choice.h); a warm call is where that
+  // settles. Were it to alternate, no one call's bytes are the model's.
+  const RouteCost first = cost_of(RoutePolicy::kShards);
+  if (next_route(c.route, RoutePolicy::kShards, first.traffic, c.nodes, possible) == RoutePolicy::kShards)
+    return first.cost;
+  RouteCost warm = cost_of(RoutePolicy::kDirect);
+  if (next_route(c.route, RoutePolicy::kDirect, warm.traffic, c.nodes, possible) != RoutePolicy::kDirect)
+    warm.cost.exact = false;
+  return warm.cost;
 }
 
 }  // namespace omnib

@@ -38,11 +38,13 @@ StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_pe
   return t;
 }
 
-BatchCut BatchCut::for_blocks(size_t block_bytes, size_t frame_bytes) {
+BatchCut BatchCut::for_blocks(size_t block_bytes, size_t frame_bytes, EncodingPolicy policy) {
   BatchCut cut;
   block_bytes = std::max<size_t>(1, block_bytes);
   cut.piece_blocks = std::max<size_t>(1, kScanPieceBytes / block_bytes);
   cut.per_batch = std::max<size_t>(1, frame_bytes / block_bytes);
+  cut.batch_weight = cut.per_batch * block_bytes;
+  cut.merge_pieces = policy != EncodingPolicy::kBlocks;
   return cut;
 }
 
@@ -61,6 +63,19 @@ uint64_t BatchCut::groups_in(uint64_t pieces) {
   uint64_t groups = 0;
   for (uint64_t p = 0; p < pieces; p = group_of_piece(p) + group_width(p)) ++groups;
   return groups;
+}
+
+uint64_t BatchCut::block_weight(EncodingPolicy policy, uint64_t length, uint64_t nonzeros, size_t elem_size) {
+  const uint64_t whole = length * elem_size;
+  const uint64_t bitmap = (length + 7) / 8 + nonzeros * elem_size;
+  const uint64_t offsets = nonzeros * (4 + elem_size);
+  switch (policy) {
+    case EncodingPolicy::kBlocks: return whole;
+    case EncodingPolicy::kBitmap: return bitmap;
+    case EncodingPolicy::kCoo: return nonzeros ? offsets : bitmap;
+    case EncodingPolicy::kAuto: break;
+  }
+  return std::min({whole, bitmap, nonzeros ? offsets : whole});
 }
 
 }  // namespace omnib

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/encoding_policy.h"
+
 namespace omnib {
 
 struct StreamTuning {
@@ -28,30 +30,46 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link);
 
 // How a worker cuts its stream to one shard into batches. The worker scans
-// its tensor in pieces of piece_blocks blocks (about 1 MiB). A batch holds
-// the blocks of one group of pieces, at most per_batch of them. Groups widen
-// along the tensor: pieces 0 and 1 alone, then 2-3, 4-7, and from there
-// groups of kMaxGroupPieces: so a sparse tensor's first batches leave after
-// one piece is scanned, not once a whole batch has been found, while its
-// later batches are not a frame per piece (at density 0.01 a piece holds a
-// few blocks per shard: frames that small made the streams a chain of round
-// trips). Where batches end depends only on the data.
+// its tensor in pieces of piece_blocks blocks (about 1 MiB), and pieces in
+// groups that widen along the tensor: pieces 0 and 1 alone, then 2-3, 4-7,
+// and from there groups of kMaxGroupPieces. A batch holds at most
+// batch_weight bytes of blocks, each weighed at what it costs alone in the
+// encoding policy (block_weight: whole blocks weigh their values, so under
+// `blocks` a batch is per_batch blocks), and ends where a group ends: so a
+// sparse tensor's first batches leave after one piece is scanned, not once
+// a whole batch has been found, its later batches are not a frame per piece
+// (at density 0.01 a piece holds a few blocks per shard: frames that small
+// made the streams a chain of round trips), and where batches end depends
+// only on the data. Under the sparse policies a batch lighter than a quarter
+// of batch_weight runs on into the next group: a top-k tensor's pieces hold
+// a few hundred bytes each, and a frame per group would cost more in headers
+// (and in posts) than waiting for the next scan. A batch never holds more
+// than kMergedBatches * per_batch blocks: packing a sparse batch needs room
+// for all its blocks' values, which bounds a send slot's memory.
 struct BatchCut {
   static constexpr uint64_t kMaxGroupPieces = 8;
   uint64_t piece_blocks = 1;
-  size_t per_batch = 1;
+  size_t per_batch = 1;         // whole blocks per batch (also the cap of a result batch)
+  uint64_t batch_weight = 1;    // per_batch whole blocks' values
+  bool merge_pieces = false;    // light batches run on across pieces
 
-  static BatchCut for_blocks(size_t block_bytes, size_t frame_bytes);
+  static BatchCut for_blocks(size_t block_bytes, size_t frame_bytes, EncodingPolicy policy);
   uint64_t piece_of(uint64_t block) const { return block / piece_blocks; }
   // The first piece of the group that holds `block`.
   uint64_t group_of(uint64_t block) const { return group_of_piece(piece_of(block)); }
   static uint64_t group_of_piece(uint64_t piece);
   // How many groups `pieces` pieces make.
   static uint64_t groups_in(uint64_t pieces);
+  // What a block of `length` elements, `nonzeros` of them non-zero, weighs
+  // under `policy` (`nonzeros` is not looked at under blocks).
+  static uint64_t block_weight(EncodingPolicy policy, uint64_t length, uint64_t nonzeros, size_t elem_size);
   // Whether `block` opens a new batch after `last` (the batch's last block),
-  // which holds `held` blocks.
-  bool starts_new(uint64_t last, uint64_t block, size_t held) const {
-    return held >= per_batch || group_of(block) != group_of(last);
+  // which holds `held` blocks weighing `held_weight`.
+  static constexpr size_t kMergedBatches = 4;
+  bool starts_new(uint64_t last, uint64_t block, size_t held, uint64_t held_weight) const {
+    if (held_weight >= batch_weight || held >= kMergedBatches * per_batch) return true;
+    if (group_of(block) == group_of(last)) return false;
+    return !merge_pieces || held_weight >= batch_weight / 4;
   }
 };
 

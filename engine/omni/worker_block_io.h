@@ -29,8 +29,9 @@ class WorkerBlockIo {
   virtual ~WorkerBlockIo() = default;
 
   // Before the lanes start: this collective's tensors, their layout and how
-  // blocks map to shards (the map may use fewer shards than the IO was made
-  // for: a small tensor's, ShardMap::active_shards).
+  // blocks map to shards (at most the factory's count: a small tensor uses
+  // only some, ShardMap::active_shards; the direct route one, whose single
+  // result stream covers the whole tensor).
   virtual Status begin(const TensorView& in, const TensorView& out, const BlockLayout& layout,
                        const ShardMap& shards) = 0;
 

@@ -84,6 +84,19 @@ Status read_field(const json& j, const char* name, std::vector<double>& out) {
   return Status::ok();
 }
 
+Status read_field(const json& j, const char* name, std::map<std::string, uint64_t>& out) {
+  auto f = field(j, name);
+  if (!f.is_ok()) return f.status();
+  const json& v = *f.value();
+  if (!v.is_object()) return wrong(name, "an object of counts", v);
+  out.clear();
+  for (const auto& [key, x] : v.items()) {
+    if (!x.is_number_unsigned()) return wrong(name, "an object of non-negative integer counts", x);
+    out[key] = x.get<uint64_t>();
+  }
+  return Status::ok();
+}
+
 Status read_nullable(const json& j, const char* name, std::optional<double>& out) {
   out.reset();
   double v = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@ Status read_field(const nlohmann::json& j, const char* name, double& out);
 Status read_field(const nlohmann::json& j, const char* name, int& out);
 Status read_field(const nlohmann::json& j, const char* name, uint64_t& out);
 Status read_field(const nlohmann::json& j, const char* name, std::vector<double>& out);
+Status read_field(const nlohmann::json& j, const char* name, std::map<std::string, uint64_t>& out);
 
 // Like read_field, but a missing (or null) field leaves `out` unchanged and
 // returns false in *present.

@@ -85,6 +85,9 @@ const Field kFields[] = {
      [](RunConfig& c, const json& j) { return read_into(j, "shard_layout", c.shard_layout); }, "contiguous"},
     {"encoding", 4, [](const RunConfig& c) { return json(c.encoding); },
      [](RunConfig& c, const json& j) { return read_into(j, "encoding", c.encoding); }, "blocks"},
+    // Runs before the direct route sent every non-zero through the shards.
+    {"route", 5, [](const RunConfig& c) { return json(c.route); },
+     [](RunConfig& c, const json& j) { return read_into(j, "route", c.route); }, "shards"},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -133,7 +136,7 @@ nlohmann::json omitted_defaults() {
   json all = d.key();
   json out = json::object();
   for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
-                           "transport", "shard_layout", "encoding"})
+                           "transport", "shard_layout", "encoding", "route"})
     out[name] = all[name];
   return out;
 }
@@ -155,6 +158,7 @@ std::string RunConfig::label() const {
   if (transport != "tcp") s << " transport " << transport;
   if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout;
   if (encoding != RunConfig{}.encoding) s << " encoding " << encoding;
+  if (route != RunConfig{}.route) s << " route " << route;
   return s.str();
 }
 
@@ -172,7 +176,7 @@ std::vector<std::string> RunConfig::allreduce_args() const {
   }
   const std::vector<std::string> how = transport_args(transport);
   a.insert(a.end(), how.begin(), how.end());
-  a.insert(a.end(), {"--shard-layout", shard_layout, "--encoding", encoding});
+  a.insert(a.end(), {"--shard-layout", shard_layout, "--encoding", encoding, "--route", route});
   return a;
 }
 

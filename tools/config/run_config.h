@@ -36,6 +36,7 @@ struct RunConfig {
   std::string transport = "tcp";
   std::string shard_layout = "striped";  // how the engine deals blocks to shards (engine/shard_map.h)
   std::string encoding = "auto";         // how the engine encodes blocks (engine/encoding_policy.h)
+  std::string route = "auto";            // how the omni engine sends non-zeros (engine/route_policy.h)
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 

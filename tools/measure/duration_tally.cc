@@ -18,6 +18,7 @@ void add_totals(const RankSamples& batch, RankSamples& total) {
   if (batch.link_bytes) total.link_bytes = total.link_bytes.value_or(0) + *batch.link_bytes;
   total.calls_checked += batch.calls_checked;
   total.dropped_events += batch.dropped_events;
+  for (const auto& [route, calls] : batch.routes) total.routes[route] += calls;
 }
 
 }  // namespace

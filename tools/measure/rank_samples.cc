@@ -41,7 +41,8 @@ json RankSamples::to_json() const {
               {"wire", wire ? counters_json(*wire) : json(nullptr)},
               {"link", link_bytes ? json(*link_bytes) : json(nullptr)},
               {"prof", call_profiles_to_json(profile)},
-              {"dropped", dropped_events}};
+              {"dropped", dropped_events},
+              {"routes", routes}};
 }
 
 Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
@@ -92,6 +93,7 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     s.profile = profile.take();
   }
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "dropped", s.dropped_events));
+  if (j.contains("routes")) OMNIB_RETURN_IF_ERROR(read_field(j, "routes", s.routes));
   return s;
 }
 
@@ -192,6 +194,8 @@ void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>&
 
   out.checked = f.checked;
   out.calls_checked = ranks.empty() ? 0 : ranks.front().calls_checked;
+  // Every rank takes the same route (engine/omni/route_choice.h): rank 0 tells.
+  out.routes = ranks.empty() ? std::map<std::string, uint64_t>{} : ranks.front().routes;
   out.wrong_elements = wrong.elements;
   out.wrong_calls = wrong.calls;
   out.first_wrong_call = wrong.first;

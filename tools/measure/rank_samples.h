@@ -29,6 +29,7 @@ struct RankSamples {
   std::optional<uint64_t> link_bytes;  // emulated link bytes over the timed calls
   std::vector<CallProfile> profile;    // --profile: the traced timed calls
   uint64_t dropped_events = 0;         // --profile, --trace: spans lost to full buffers
+  std::map<std::string, uint64_t> routes;  // timed calls per route (Collective::last_route)
 
   // Starts empty samples for `runs` runs.
   explicit RankSamples(int runs = 0) : times_us(static_cast<size_t>(runs)), cpu(static_cast<size_t>(runs)) {}

@@ -222,6 +222,7 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   OMNIB_RETURN_IF_ERROR(read_field(j, "checked", r.checked));
   OMNIB_RETURN_IF_ERROR(read_field(j, "wrong_elements", r.wrong_elements));
   OMNIB_RETURN_IF_ERROR(read_speedups(j, r.speedup_vs));
+  if (j.contains("routes")) OMNIB_RETURN_IF_ERROR(read_field(j, "routes", r.routes));
   OMNIB_RETURN_IF_ERROR(read_best_dense(j, r.vs_best_dense));
   if (schema_version < 2) {
     // Schema 1 said "correct": true for unchecked runs; an unchecked run is
@@ -306,6 +307,7 @@ json to_json(const ResultRecord& r) {
   if (r.profile) j["profile"] = profile_json(r.profile);
   if (r.duration) j["duration"] = duration_json(*r.duration);
   j["speedup_vs"] = r.speedup_vs;
+  if (!r.routes.empty()) j["routes"] = r.routes;
   j["vs_best_dense"] = best_dense_json(r.vs_best_dense);
   if (!r.note.empty()) j["note"] = r.note;
   return j;

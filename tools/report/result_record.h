@@ -20,7 +20,7 @@ namespace omnib {
 // is checked (wrong_calls); unchecked runs have "correct": null; runs of
 // --repeat, frame counts and CPU time were added. Version 3: the --profile
 // breakdown ("profile") and the emulated link's limit ("link_limit").
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 // The measured sparsity of one configuration's inputs.
 struct InputStats {
@@ -135,6 +135,7 @@ struct ResultRecord {
   std::optional<ProfileSummary> profile;  // --profile only
   std::optional<DurationOutcome> duration;  // --duration only
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time
+  std::map<std::string, uint64_t> routes;    // route -> timed calls that took it (omni: "shards", "direct")
   std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
 
