@@ -11,7 +11,6 @@ constexpr double kBudgetSeconds = 0.004;
 constexpr size_t kMinFrame = 4 << 10;
 constexpr size_t kMaxFrame = 256 << 10;
 constexpr size_t kMinInflight = 8 << 10;
-constexpr uint64_t kMinBudget = 128 << 10;
 // Two received frames let the receiver work on one while the next arrives;
 // four posted let a sender run ahead of one slow completion.
 constexpr size_t kRecvFrames = 2;
@@ -22,7 +21,7 @@ constexpr size_t kSendFrames = 4;
 
 uint64_t receive_budget_bytes(uint64_t link_rate_bps) {
   if (link_rate_bps == 0) return kUnknownRateBudget;
-  return std::max<uint64_t>(kMinBudget, static_cast<uint64_t>(static_cast<double>(link_rate_bps) / 8 * kBudgetSeconds));
+  return std::max<uint64_t>(kMinInflight, static_cast<uint64_t>(static_cast<double>(link_rate_bps) / 8 * kBudgetSeconds));
 }
 
 StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link) {
