@@ -514,16 +514,12 @@ Status OmniCollective::aggregate_direct() {
       if (progress != ShardAggregator::Progress::kNeedInput) {
         // As on the shards route, the batch made once every stream ended is the last.
         finished = aggregator_->global_next() == kEndOfStream;
-        const bool unsent = !batch.indices.empty() &&
-                            batch.indices.back() >= unsent_from_.load(std::memory_order_acquire);
-        if (held_.empty() && !unsent) {
-          OMNIB_RETURN_IF_ERROR(store_direct(batch));
-        } else {
-          held_.push_back(std::move(batch));
-          if (!spare_results_.empty()) {
-            batch = std::move(spare_results_.back());
-            spare_results_.pop_back();
-          }
+        // Stored in order by store_ready_direct, at once unless in place
+        // sends still read the blocks it would overwrite.
+        held_.push_back(std::move(batch));
+        if (!spare_results_.empty()) {
+          batch = std::move(spare_results_.back());
+          spare_results_.pop_back();
         }
         batch.clear();
         moved = true;
