@@ -21,11 +21,19 @@ bool any_magnitude_bits(const W* data, size_t n) {
   return acc != 0;
 }
 
+// Counts in 32-bit lanes (the loop vectorizes to compares and adds), a
+// chunk at a time so that no lane overflows.
 template <typename W>
 uint64_t count_magnitude(const W* data, size_t n) {
   constexpr W kMagnitude = static_cast<W>(static_cast<W>(~W{0}) >> 1);
+  constexpr size_t kChunk = size_t{1} << 30;
   uint64_t count = 0;
-  for (size_t i = 0; i < n; ++i) count += (data[i] & kMagnitude) != 0;
+  for (size_t at = 0; at < n; at += kChunk) {
+    const size_t end = std::min(n, at + kChunk);
+    uint32_t part = 0;
+    for (size_t i = at; i < end; ++i) part += (data[i] & kMagnitude) != 0;
+    count += part;
+  }
   return count;
 }
 
@@ -97,6 +105,42 @@ void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& 
     if (block_is_nonzero(bytes + layout.block_begin(b) * elem_size, layout.block_length(b), elem_size))
       out.push_back(b);
   }
+}
+
+namespace {
+
+template <typename W>
+void find_and_count(const W* t, const BlockLayout& layout, BlockRange range, std::vector<uint64_t>& out,
+                    std::vector<uint32_t>& counts) {
+  for (uint64_t b = range.begin; b < range.end; ++b) {
+    // The wide test first: most blocks of a block-sparse tensor are zero,
+    // and an OR per element is cheaper than a count. A block that is not
+    // zero is counted at once, from cache.
+    const W* block = t + layout.block_begin(b);
+    if (!any_magnitude_bits(block, layout.block_length(b))) continue;
+    out.push_back(b);
+    counts.push_back(static_cast<uint32_t>(count_magnitude(block, layout.block_length(b))));
+  }
+}
+
+}  // namespace
+
+void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
+                                   std::vector<uint64_t>& out, std::vector<uint32_t>& counts) {
+  if (layout.block_size() <= kSmallBlock) {
+    // Tiny blocks: the branch-free search, then their counts (few, in cache).
+    const size_t before = out.size();
+    find_nonzero_blocks(data, elem_size, layout, range, out);
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    for (size_t i = before; i < out.size(); ++i)
+      counts.push_back(static_cast<uint32_t>(
+          count_nonzero(bytes + layout.block_begin(out[i]) * elem_size, layout.block_length(out[i]), elem_size)));
+    return;
+  }
+  if (elem_size == 2)
+    find_and_count(static_cast<const uint16_t*>(data), layout, range, out, counts);
+  else
+    find_and_count(static_cast<const uint32_t*>(data), layout, range, out, counts);
 }
 
 std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout) {

@@ -29,6 +29,12 @@ uint64_t count_nonzero(const void* data, size_t n, size_t elem_size);
 void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                          std::vector<uint64_t>& out);
 
+// The same blocks, each with its count_nonzero appended to `counts`: a
+// block found non-zero is counted at once, while it is in cache, rather
+// than after the whole range was searched.
+void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
+                                   std::vector<uint64_t>& out, std::vector<uint32_t>& counts);
+
 // Same as above but for a whole tensor, without reusing a buffer.
 std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout);
 

@@ -51,7 +51,8 @@ Built build(BlockEncoding forced, const std::vector<uint64_t>& blocks, const std
   if (forced == BlockEncoding::kBlocks) {
     iov.insert(iov.end(), values.begin(), values.end());
   } else {
-    pack_sparse(forced, blocks, layout, elem, values, packed);
+    const Status packed_ok = pack_sparse(forced, blocks, layout, elem, b.shape.nonzeros, values, packed);
+    EXPECT_TRUE(packed_ok.is_ok()) << packed_ok.message();
     iov.push_back({packed.data(), packed.size()});
   }
   for (const iovec& v : iov)
@@ -115,6 +116,50 @@ TEST(EncodingChoice, AutoPicksTheSmallestAndPrefersBlocksOnTies) {
   EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, cancelled, 4), BlockEncoding::kBitmap);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, BatchShape{}, 4), BlockEncoding::kBlocks);  // an empty batch
   EXPECT_EQ(choose_encoding(EncodingPolicy::kBlocks, scattered, 4), BlockEncoding::kBlocks);
+}
+
+// The room a sparse batch takes follows its non-zeros: a batch of many
+// blocks with a few non-zeros each packs into a buffer the size of what it
+// sends (plus one block), not the size of its blocks' values.
+TEST(EncodingPack, RoomFollowsTheNonZeros) {
+  const size_t elem = 4, block = 256, blocks = 2000;
+  const BlockLayout layout(block * blocks, block);
+  std::vector<uint8_t> t(block * blocks * elem, 0);
+  std::vector<uint64_t> all(blocks);
+  for (size_t b = 0; b < blocks; ++b) {
+    all[b] = b;
+    t[(b * block + b % block) * elem] = 1;  // one non-zero per block
+  }
+  const iovec values{t.data(), t.size()};
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+    UninitBytes packed;
+    const Status st = pack_sparse(e, all, layout, elem, blocks, std::span<const iovec>(&values, 1), packed);
+    ASSERT_TRUE(st.is_ok()) << st.message();
+    BatchShape shape;
+    for (size_t b = 0; b < blocks; ++b) shape.add_block(block, 1);
+    EXPECT_EQ(sizeof(BatchHeader) + blocks * 8 * (e == BlockEncoding::kBitmap) + packed.size(),
+              sizeof(BatchHeader) + encoded_bytes(e, shape, elem));
+    EXPECT_LE(packed.capacity(), encoded_bytes(e, shape, elem) + block * (4 + elem) + 64)
+        << block_encoding_name(e) << ": room for every element would be " << t.size() << " bytes";
+  }
+}
+
+// A count that disagrees with the values is refused, never written past.
+TEST(EncodingPack, ACountThatDisagreesWithTheValuesIsAnInternalError) {
+  const size_t elem = 4;
+  const BlockLayout layout(64, 16);
+  std::vector<uint8_t> t(64 * elem, 0);
+  for (size_t i = 0; i < 64; i += 2) t[i * elem] = 1;  // 32 non-zeros, 8 per block
+  const std::vector<uint64_t> blocks{0, 1, 2, 3};
+  const iovec values{t.data(), t.size()};
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+    UninitBytes packed;
+    EXPECT_TRUE(pack_sparse(e, blocks, layout, elem, 32, std::span<const iovec>(&values, 1), packed).is_ok());
+    for (uint64_t wrong : {0, 1, 31, 33}) {
+      const Status st = pack_sparse(e, blocks, layout, elem, wrong, std::span<const iovec>(&values, 1), packed);
+      EXPECT_EQ(st.code(), Code::kInternal) << block_encoding_name(e) << " counted " << wrong;
+    }
+  }
 }
 
 TEST(EncodingDecode, RefusesMalformedSparseBatches) {

@@ -138,7 +138,7 @@ inline Status deliver(WorkerBlockIo& io, int s, const BlockLayout& layout, const
     if (encoding == BlockEncoding::kBlocks) {
       iov.insert(iov.end(), values.begin(), values.end());
     } else {
-      pack_sparse(encoding, batch, layout, 4, values, packed);
+      OMNIB_RETURN_IF_ERROR(pack_sparse(encoding, batch, layout, 4, shape.nonzeros, values, packed));
       iov.push_back({packed.data(), packed.size()});
     }
     std::vector<uint8_t> payload;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "engine/block_scan.h"
 
 namespace omnib {
@@ -66,6 +68,38 @@ TEST(BlockScan, SixteenBitElementsMaskTheirOwnSignBit) {
   // Read as 4-byte words, 0x8000 in the low half of a word would count.
   EXPECT_TRUE(block_is_nonzero(reinterpret_cast<const uint32_t*>(t.data() + 300), 1));
   EXPECT_FALSE(block_is_nonzero(t.data() + 300, 2));
+}
+
+// The one-pass search with counts finds what the search finds, with the
+// counts count_nonzero gives, for tiny and long blocks, both widths, a short
+// last block, negative zeros and a range that starts mid-tensor.
+TEST(BlockScan, FindAndCountAgreesWithFindThenCount) {
+  std::mt19937 rng(7);
+  for (size_t elem : {size_t{2}, size_t{4}}) {
+    for (size_t block : {size_t{1}, size_t{7}, size_t{32}, size_t{33}, size_t{256}, size_t{4096}}) {
+      for (double fill : {0.0, 0.003, 0.1, 1.0}) {
+        const size_t count = 20000 + block / 2;  // a short last block
+        std::vector<uint8_t> t(count * elem, 0);
+        std::bernoulli_distribution hit(fill), negative_zero(0.05);
+        for (size_t i = 0; i < count; ++i) {
+          if (hit(rng)) t[i * elem] = 1;                       // a denormal
+          else if (negative_zero(rng)) t[i * elem + elem - 1] = 0x80;  // -0.0: zero
+        }
+        const BlockLayout layout(count, block);
+        const BlockRange range{layout.num_blocks() / 3, layout.num_blocks()};
+        std::vector<uint64_t> want, got;
+        std::vector<uint32_t> counts;
+        find_nonzero_blocks(t.data(), elem, layout, range, want);
+        find_and_count_nonzero_blocks(t.data(), elem, layout, range, got, counts);
+        ASSERT_EQ(got, want) << elem << " " << block << " " << fill;
+        ASSERT_EQ(counts.size(), got.size());
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(counts[i], count_nonzero(t.data() + layout.block_begin(got[i]) * elem,
+                                             layout.block_length(got[i]), elem))
+              << "block " << got[i];
+      }
+    }
+  }
 }
 
 }  // namespace

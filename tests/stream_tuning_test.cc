@@ -39,19 +39,19 @@ TEST(BatchCut, ABatchEndsAtAGroupOrItsBudget) {
   ASSERT_EQ(cut.piece_blocks, 1024u);
   ASSERT_EQ(cut.per_batch, 64u);
   auto held = [](size_t blocks) { return blocks * 1024; };  // whole blocks weigh their values
-  EXPECT_TRUE(cut.starts_new(10, 1024 + 3, 1, held(1)));             // piece 0 | piece 1
-  EXPECT_FALSE(cut.starts_new(2 * 1024, 3 * 1024 + 5, 1, held(1)));  // pieces 2 and 3: one group
-  EXPECT_TRUE(cut.starts_new(3 * 1024, 4 * 1024, 1, held(1)));       // 2-3 | 4-7
-  EXPECT_FALSE(cut.starts_new(16 * 1024, 23 * 1024, 63, held(63)));  // 16-23, under budget
-  EXPECT_TRUE(cut.starts_new(16 * 1024, 17 * 1024, 64, held(64)));   // the budget is full
+  EXPECT_TRUE(cut.starts_new(10, 1024 + 3, held(1)));             // piece 0 | piece 1
+  EXPECT_FALSE(cut.starts_new(2 * 1024, 3 * 1024 + 5, held(1)));  // pieces 2 and 3: one group
+  EXPECT_TRUE(cut.starts_new(3 * 1024, 4 * 1024, held(1)));       // 2-3 | 4-7
+  EXPECT_FALSE(cut.starts_new(16 * 1024, 23 * 1024, held(63)));  // 16-23, under budget
+  EXPECT_TRUE(cut.starts_new(16 * 1024, 17 * 1024, held(64)));   // the budget is full
 }
 
 TEST(BatchCut, LightSparseBatchesRunOnAcrossGroups) {
   const BatchCut cut = BatchCut::for_blocks(1024, 64 << 10, EncodingPolicy::kAuto);
   // A few hundred bytes of top-k values: the batch runs on past its group...
-  EXPECT_FALSE(cut.starts_new(3 * 1024, 4 * 1024, 3, 300));
+  EXPECT_FALSE(cut.starts_new(3 * 1024, 4 * 1024, 300));
   // ...until it weighs a quarter of a full batch.
-  EXPECT_TRUE(cut.starts_new(3 * 1024, 4 * 1024, 20, 16 << 10));
+  EXPECT_TRUE(cut.starts_new(3 * 1024, 4 * 1024, 16 << 10));
 }
 
 }  // namespace

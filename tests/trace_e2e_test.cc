@@ -177,6 +177,26 @@ TEST(TraceEndToEnd, SummarizeGivesTheRunsBreakdownAndACriticalPath) {
   EXPECT_NE(missing_call.err.find("no traced call 7"), std::string::npos) << missing_call.err;
 }
 
+TEST(TraceEndToEnd, TheDirectRoutePacksEachBatchOnceForAllPeers) {
+  // Scattered non-zeros go out as offsets: packed once per batch, then
+  // posted to every rank (the direct route's destinations, itself included).
+  const int nodes = 4;
+  auto run = run_traced({"--algo", "omni", "--route", "direct", "--nodes", std::to_string(nodes), "-b", "4M", "-e",
+                         "4M", "--workload", "scattered", "--density", "0.01", "-n", "2"});
+  ASSERT_EQ(run.cli.exit_code, 0);
+  for (const RankTrace& rank : run.trace.ranks) {
+    for (const auto& c : rank.calls) {
+      size_t packs = 0, sends = 0;
+      for (const auto& sp : c.spans) {
+        packs += sp.name == "pack";
+        sends += sp.name == "send batch";
+      }
+      EXPECT_GT(packs, 0u) << "rank " << rank.rank;
+      EXPECT_EQ(packs * nodes, sends) << "rank " << rank.rank << " call " << c.iteration;
+    }
+  }
+}
+
 TEST(TraceEndToEnd, DedicatedAggregatorsAndTheFirstCallsOnly) {
   auto run = run_traced({"--algo", "omni,ps", "--nodes", "3", "--aggregators", "2", "-b", "4M", "-e", "4M",
                          "--density", "0.1", "-n", "6", "--trace-iters", "4"});

@@ -1,6 +1,8 @@
 #include "engine/omni/batch_encoding.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 
 namespace omnib {
@@ -135,24 +137,31 @@ void pack_block(bool bitmap, const uint8_t* src, size_t len, uint8_t* map, uint3
 
 }  // namespace
 
-void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
-                 std::span<const iovec> values, UninitBytes& out) {
+Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
+                   uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out) {
   ValueCursor cursor(values);
-  uint64_t elements = 0, map_bytes = 0;
+  uint64_t map_bytes = 0, longest = 0;
   for (uint64_t b : blocks) {
-    elements += layout.block_length(b);
     map_bytes += (layout.block_length(b) + 7) / 8;
+    longest = std::max<uint64_t>(longest, layout.block_length(b));
   }
   const bool bitmap = e == BlockEncoding::kBitmap;
-  // Room for every element; trimmed to what was non-zero at the end.
-  const uint64_t values_at = bitmap ? pad8(map_bytes) : 16 + pad8(elements * 4);
-  out.resize(values_at + elements * elem_size);
-  std::memset(out.data(), 0, values_at);
-  uint8_t* vals = out.data() + values_at;
+  // Room for the counted non-zeros and one more block: a block writes at
+  // most its length past the last non-zero, so a count that was short is
+  // caught after the block that overran it, inside the room.
+  const uint64_t room = nonzeros + longest;
+  const uint64_t values_at = bitmap ? pad8(map_bytes) : 16 + pad8(room * 4);
+  out.resize(values_at + room * elem_size);
+  // The bitmap is or-ed into; the offsets are written whole (the header and
+  // the padding after them are filled in at the end).
+  if (bitmap) std::memset(out.data(), 0, values_at);
+  uint8_t* const values_begin = out.data() + values_at;
+  uint8_t* vals = values_begin;
   uint8_t* map = bitmap ? out.data() : nullptr;
   auto* offsets = bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + 16);
   uint32_t* offs = offsets;
   const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
+  const auto found = [&] { return static_cast<uint64_t>(vals - values_begin) / elem_size; };
   for (uint64_t b : blocks) {
     const size_t len = layout.block_length(b);
     const uint8_t* src = cursor.take(len * elem_size);
@@ -161,11 +170,14 @@ void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockL
     else
       pack_block<uint32_t>(bitmap, src, len, map, offs, layout.block_begin(b) - base, vals);
     if (map) map += (len + 7) / 8;
+    if (found() > nonzeros) break;
   }
-  const uint64_t nonzeros = static_cast<uint64_t>(vals - (out.data() + values_at)) / elem_size;
+  if (found() != nonzeros)
+    return internal_error("omni: a batch was counted with " + std::to_string(nonzeros) + " non-zeros but holds " +
+                          (found() > nonzeros ? "more" : std::to_string(found())));
   if (bitmap) {
     out.resize(values_at + nonzeros * elem_size);
-    return;
+    return Status::ok();
   }
   // Offsets: the first block and the count, then the offsets (padded to 8),
   // then the values, moved down next to them.
@@ -173,10 +185,12 @@ void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockL
   const auto m = static_cast<uint32_t>(nonzeros);
   std::memcpy(out.data(), &first, 8);
   std::memcpy(out.data() + 8, &m, 4);
+  std::memset(out.data() + 12, 0, 4);  // reserved
   const uint64_t packed_at = 16 + pad8(nonzeros * 4);
   std::memset(out.data() + 16 + nonzeros * 4, 0, packed_at - 16 - nonzeros * 4);
-  std::memmove(out.data() + packed_at, out.data() + values_at, nonzeros * elem_size);
+  std::memmove(out.data() + packed_at, values_begin, nonzeros * elem_size);
   out.resize(packed_at + nonzeros * elem_size);
+  return Status::ok();
 }
 
 }  // namespace omnib

@@ -18,6 +18,7 @@
 
 #include "engine/block_layout.h"
 #include "engine/encoding_policy.h"
+#include "engine/status.h"
 #include "engine/uninit_buffer.h"
 
 namespace omnib {
@@ -57,9 +58,12 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
 
 // Builds what follows the index array (bitmap) or the header (offsets) of a
 // batch of `blocks`, whose values are `values` (the blocks' whole values, in
-// order, in any number of pieces) into `out`. Not for kBlocks, which is sent
-// straight from `values`.
-void pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
-                 std::span<const iovec> values, UninitBytes& out);
+// order, in any number of pieces) and hold `nonzeros` non-zero elements (as
+// the scan counts them), into `out`, which grows to about the encoded size:
+// a batch's memory follows its non-zeros, not its blocks' length. A count
+// that disagrees with the values is an internal error. Not for kBlocks,
+// which is sent straight from `values`.
+Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
+                   uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out);
 
 }  // namespace omnib

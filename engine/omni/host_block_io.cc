@@ -35,11 +35,13 @@ Status HostBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uin
   const size_t before = found.size();
   if (dense) {
     for (uint64_t b = from; b < to; ++b) found.push_back(b);
+  } else if (nonzeros) {
+    find_and_count_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found, *nonzeros);
+    return Status::ok();
   } else {
     find_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found);
   }
   if (nonzeros) {
-    // The piece was just scanned: its non-zero blocks are still in cache.
     const auto* base = static_cast<const uint8_t*>(in_.data);
     for (size_t i = before; i < found.size(); ++i)
       nonzeros->push_back(static_cast<uint32_t>(count_nonzero(

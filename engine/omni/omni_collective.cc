@@ -169,12 +169,17 @@ Status OmniCollective::send_all() {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
     ss.nonzeros.clear();
+    ss.batch_ends.clear();
+    ss.cut_to = 0;
+    ss.cut_weight = 0;
     // Posted sends point into `found`: it must never move during the call.
     if (s < map_.shards()) ss.found.reserve(map_.count(s));
-    ss.packed.resize(to_shards_.send_frames + 1);
+    // Twice a window: a destination may run that far ahead of the slowest.
+    ss.packed.reset(2 * (to_shards_.send_frames + 1));
     ss.sent = 0;
     ss.ended = false;
     ss.last_ticket = to_shard(s).sends_done();
+    ss.first_ticket = ss.last_ticket;
     ss.acked = ss.last_ticket;
     ss.unsent_from = 0;
     ss.headers.resize(to_shards_.send_frames + 1);
@@ -185,27 +190,29 @@ Status OmniCollective::send_all() {
     const uint64_t mark = send_waker_.mark();
     bool moved = false, all_ended = true;
     const bool complete = scanned == blocks;
+    // The batches every destination of the direct route's one stream has
+    // finished: its packed payloads up to there may be reused.
+    uint64_t finished_by_all = ~uint64_t{0};
+    for (int s = 0; s < peers; ++s) {
+      publish_sent(send_shards_[static_cast<size_t>(s)], to_shard(s));
+      finished_by_all = std::min(finished_by_all, send_shards_[static_cast<size_t>(s)].batches_finished());
+    }
     for (int i = 0; i < peers; ++i) {
       const int s = (job_.rank + i) % peers;  // ranks start on different shards
       SendShard& ss = send_shards_[static_cast<size_t>(s)];
       Connection& link = to_shard(s);
-      publish_sent(ss, link);
       if (ss.ended) continue;
       all_ended = false;
-      const SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
-      // The next batch: the found blocks of one scanned piece (the scan
-      // runs a piece at a time, so the batch is whole). It leaves once the
-      // block after it is known, which it announces, or at the end.
+      SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
+      // This destination's next batch, once the stream's cut reached it (an
+      // empty stream ends with a batch of no blocks).
+      cut_stream(stream, complete);
+      const uint64_t k = ss.batches_posted();
       size_t n = 0;
-      uint64_t weight = 0;
-      while (ss.sent + n < stream.found.size() &&
-             (n == 0 || !cut_.starts_new(stream.found[ss.sent + n - 1], stream.found[ss.sent + n], n, weight))) {
-        const size_t k = ss.sent + n;
-        weight += BatchCut::block_weight(encoding_, layout_.block_length(stream.found[k]),
-                                         stream.nonzeros.empty() ? 0 : stream.nonzeros[k], elem_size_);
-        ++n;
-      }
-      if (!complete && ss.sent + n == stream.found.size()) continue;
+      if (k < stream.batch_ends.size())
+        n = stream.batch_ends[k] - ss.sent;
+      else if (!(complete && ss.sent == stream.found.size()))
+        continue;
       // No room: build nothing yet. (Counted from `acked`, so no header slot
       // is reused before publish_sent has read it.)
       if (ss.last_ticket - ss.acked >= link.send_window()) continue;
@@ -213,21 +220,30 @@ Status OmniCollective::send_all() {
       BatchHeader& header = ss.headers[slot];
       const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
       const std::span<const uint64_t> batch(stream.found.data() + ss.sent, n);
-      BlockEncoding encoding = BlockEncoding::kBlocks;
-      if (encoding_ != EncodingPolicy::kBlocks) {
-        BatchShape shape;
-        for (size_t k = 0; k < n; ++k)
-          shape.add_block(layout_.block_length(batch[k]), stream.nonzeros[ss.sent + k]);
-        encoding = choose_encoding(encoding_, shape, elem_size_);
-      }
-      header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
       values_iov_.clear();
       io_->value_iovecs(batch, values_iov_);
-      if (encoding != BlockEncoding::kBlocks) {
-        trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
-        pack_sparse(encoding, batch, layout_, elem_size_, values_iov_, ss.packed[slot]);
+      const UninitBytes* payload = nullptr;
+      BlockEncoding encoding = BlockEncoding::kBlocks;
+      if (encoding_ != EncodingPolicy::kBlocks) {
+        // On the shards route a stream has one destination: this one.
+        PackedBatches::Entry* entry = stream.packed.get(k, direct() ? finished_by_all : ss.batches_finished());
+        if (entry == nullptr) continue;  // a slower destination still sends what held its slot
+        if (!entry->encoded) {
+          BatchShape shape;
+          for (size_t i = 0; i < n; ++i) shape.add_block(layout_.block_length(batch[i]), stream.nonzeros[ss.sent + i]);
+          entry->encoding = choose_encoding(encoding_, shape, elem_size_);
+          if (entry->encoding != BlockEncoding::kBlocks) {
+            trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
+            OMNIB_RETURN_IF_ERROR(
+                pack_sparse(entry->encoding, batch, layout_, elem_size_, shape.nonzeros, values_iov_, entry->bytes));
+          }
+          entry->encoded = true;
+        }
+        encoding = entry->encoding;
+        payload = &entry->bytes;
       }
-      batch_iovecs(header, batch, values_iov_, ss.packed[slot], send_iov_);
+      header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
+      batch_iovecs(header, batch, values_iov_, payload, send_iov_);
       trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
       send.set_bytes_of(send_iov_);
       auto posted = link.post(wire::FrameType::kBlocks, direct() ? kDirectTag : 0, seq_, send_iov_);
@@ -291,6 +307,22 @@ Status OmniCollective::send_all() {
   unsent_from_.store(kEndOfStream, std::memory_order_release);  // every send finished
   aggregate_waker_.notify();
   return Status::ok();
+}
+
+void OmniCollective::cut_stream(SendShard& stream, bool complete) const {
+  const std::vector<uint64_t>& found = stream.found;
+  size_t begin = stream.batch_ends.empty() ? 0 : stream.batch_ends.back();
+  for (; stream.cut_to < found.size(); ++stream.cut_to) {
+    const size_t k = stream.cut_to;
+    if (k > begin && cut_.starts_new(found[k - 1], found[k], stream.cut_weight)) {
+      stream.batch_ends.push_back(k);
+      begin = k;
+      stream.cut_weight = 0;
+    }
+    stream.cut_weight += BatchCut::block_weight(encoding_, layout_.block_length(found[k]),
+                                                stream.nonzeros.empty() ? 0 : stream.nonzeros[k], elem_size_);
+  }
+  if (complete && found.size() > begin) stream.batch_ends.push_back(found.size());
 }
 
 void OmniCollective::publish_sent(SendShard& ss, Connection& link) {
@@ -389,7 +421,7 @@ Status OmniCollective::aggregate() {
         // it was flushed full (then advance() reports kDone only next time).
         const uint64_t next = aggregator_->global_next();
         slot.header = BatchHeader{static_cast<uint32_t>(slot.batch.indices.size()), 0, next};
-        encode_result(slot);
+        OMNIB_RETURN_IF_ERROR(encode_result(slot));
         slot.busy = true;
         ++produced;
         finished = next == kEndOfStream;
@@ -405,7 +437,7 @@ Status OmniCollective::aggregate() {
         ResultSlot& slot = slot_of(k);
         const iovec values{slot.batch.values.data(), slot.batch.values.size()};
         batch_iovecs(slot.header, slot.batch.indices, std::span<const iovec>(&values, values.iov_len ? 1 : 0),
-                     slot.packed, result_iov_);
+                     &slot.packed, result_iov_);
         trace::Span send("send result", trace::Kind::kSend,
                          {.peer = w, .shard = shard, .blocks = slot.batch.indices.size()});
         send.set_bytes_of(result_iov_);
@@ -576,24 +608,25 @@ Status OmniCollective::store_direct(const ResultBatch& batch) {
 }
 
 void OmniCollective::batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks,
-                                  std::span<const iovec> values, const UninitBytes& packed,
+                                  std::span<const iovec> values, const UninitBytes* packed,
                                   std::vector<iovec>& out) const {
   batch_prefix_iovecs(header, blocks, out);
   if (header.encoding == static_cast<uint32_t>(BlockEncoding::kBlocks))
     out.insert(out.end(), values.begin(), values.end());
-  else if (!packed.empty())
-    out.push_back({const_cast<uint8_t*>(packed.data()), packed.size()});
+  else if (packed != nullptr && !packed->empty())
+    out.push_back({const_cast<uint8_t*>(packed->data()), packed->size()});
 }
 
-void OmniCollective::encode_result(ResultSlot& slot) {
-  if (encoding_ == EncodingPolicy::kBlocks || slot.batch.indices.empty()) return;
+Status OmniCollective::encode_result(ResultSlot& slot) {
+  if (encoding_ == EncodingPolicy::kBlocks || slot.batch.indices.empty()) return Status::ok();
   trace::Span pack("pack", trace::Kind::kCompute, {.blocks = slot.batch.indices.size()});
   const BatchShape shape = result_shape(slot.batch);
   const BlockEncoding encoding = choose_encoding(encoding_, shape, elem_size_);
   slot.header.encoding = static_cast<uint32_t>(encoding);
-  if (encoding == BlockEncoding::kBlocks) return;
+  if (encoding == BlockEncoding::kBlocks) return Status::ok();
   const iovec values{slot.batch.values.data(), slot.batch.values.size()};
-  pack_sparse(encoding, slot.batch.indices, layout_, elem_size_, std::span<const iovec>(&values, 1), slot.packed);
+  return pack_sparse(encoding, slot.batch.indices, layout_, elem_size_, shape.nonzeros,
+                     std::span<const iovec>(&values, 1), slot.packed);
 }
 
 BatchShape OmniCollective::result_shape(const ResultBatch& batch) const {

@@ -23,6 +23,7 @@
 
 #include "engine/collective.h"
 #include "engine/lane_group.h"
+#include "engine/omni/packed_batches.h"
 #include "engine/omni/route_choice.h"
 #include "engine/omni/shard_aggregator.h"
 #include "engine/omni/stream_tuning.h"
@@ -82,6 +83,9 @@ class OmniCollective final : public Collective {
   // its peers' sends wait on it taking their input.
   struct SendShard;
   void publish_sent(SendShard& ss, Connection& link);
+  // Cuts the batches of `stream` that its found blocks (all of them, once
+  // `complete`) make whole.
+  void cut_stream(SendShard& stream, bool complete) const;
   Status store_ready_direct();
   bool in_place_ = false;
   std::atomic<uint64_t> unsent_from_{0};
@@ -90,7 +94,7 @@ class OmniCollective final : public Collective {
   void abort();
   // The payload iovecs of a batch (header, indices, then values or packed).
   void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
-                    const UninitBytes& packed, std::vector<iovec>& out) const;
+                    const UninitBytes* packed, std::vector<iovec>& out) const;
 
   JobLayout job_;
   OmniOptions options_;
@@ -114,12 +118,22 @@ class OmniCollective final : public Collective {
     size_t sent = 0;              // of `found`
     bool ended = false;           // the batch announcing the end is posted
     uint64_t last_ticket = 0;
+    uint64_t first_ticket = 0;    // last_ticket when the call began: batch k is ticket first_ticket + k + 1
     // Direct route in place: sends known finished, and the first block not
     // yet sent to this destination (kEndOfStream once all are).
     uint64_t acked = 0;
     uint64_t unsent_from = 0;
     std::vector<BatchHeader> headers;  // one per send window slot: live until its send finishes
-    std::vector<UninitBytes> packed;   // per slot too: a sparse encoding's payload
+    // The stream's batches, cut once for all its destinations (where a batch
+    // ends depends only on the data): batch k is found[batch_ends[k - 1],
+    // batch_ends[k]). A batch is cut once the block after it is known, or
+    // at the end; cut_to and cut_weight are the open batch's progress.
+    std::vector<size_t> batch_ends;
+    size_t cut_to = 0;
+    uint64_t cut_weight = 0;
+    PackedBatches packed;  // the stream's sparse payloads, shared by its destinations
+    uint64_t batches_posted() const { return last_ticket - first_ticket; }
+    uint64_t batches_finished() const { return acked - first_ticket; }
   };
   std::vector<SendShard> send_shards_;
   std::vector<uint64_t> found_scratch_;
@@ -139,7 +153,7 @@ class OmniCollective final : public Collective {
   };
   std::vector<ResultSlot> result_slots_;
   // Picks the encoding of the slot's result batch and, if sparse, packs it.
-  void encode_result(ResultSlot& slot);
+  Status encode_result(ResultSlot& slot);
   // The shape of a batch of sums (their non-zeros counted: a sum can cancel).
   BatchShape result_shape(const ResultBatch& batch) const;
 

@@ -60,8 +60,7 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
                                        policy, c.block_size, std::llround(c.block_size * fill), c.elem_size));
     const double per_piece =
         cut.merge_pieces ? std::min({blocks, groups, std::ceil(weight / (full / 4))}) : std::min(blocks, groups);
-    const double most = static_cast<double>(BatchCut::kMergedBatches * cut.per_batch);
-    const double frames = std::max({1.0, std::ceil(weight / full), std::ceil(blocks / most), per_piece});
+    const double frames = std::max({1.0, std::ceil(weight / full), per_piece});
     return batch_bytes(policy, shape, c.elem_size) + (frames - 1) * kFrameOverhead;
   };
   const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
@@ -123,7 +122,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
     const std::vector<uint64_t> mine = dense ? std::vector<uint64_t>{} : c.support->blocks(w, layout);
     for (uint64_t b : dense ? all : mine) {
       const auto s = static_cast<size_t>(map.owner(b));
-      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, open[s].blocks, weight[s]);
+      const bool starts = open[s].blocks > 0 && cut.starts_new(last[s], b, weight[s]);
       marks[b] |= kInUnion | (starts ? kStartsBatch : 0);
       if (starts) {
         upload[s] += batch_bytes(policy, open[s], c.elem_size);

@@ -45,9 +45,9 @@ StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_pe
 // only on the data. Under the sparse policies a batch lighter than a quarter
 // of batch_weight runs on into the next group: a top-k tensor's pieces hold
 // a few hundred bytes each, and a frame per group would cost more in headers
-// (and in posts) than waiting for the next scan. A batch never holds more
-// than kMergedBatches * per_batch blocks: packing a sparse batch needs room
-// for all its blocks' values, which bounds a send slot's memory.
+// (and in posts) than waiting for the next scan. A sparse batch may hold many
+// more than per_batch blocks (its weight, not its length, is bounded):
+// packing it takes room for its non-zeros, not for its blocks' values.
 struct BatchCut {
   static constexpr uint64_t kMaxGroupPieces = 8;
   uint64_t piece_blocks = 1;
@@ -66,10 +66,9 @@ struct BatchCut {
   // under `policy` (`nonzeros` is not looked at under blocks).
   static uint64_t block_weight(EncodingPolicy policy, uint64_t length, uint64_t nonzeros, size_t elem_size);
   // Whether `block` opens a new batch after `last` (the batch's last block),
-  // which holds `held` blocks weighing `held_weight`.
-  static constexpr size_t kMergedBatches = 4;
-  bool starts_new(uint64_t last, uint64_t block, size_t held, uint64_t held_weight) const {
-    if (held_weight >= batch_weight || held >= kMergedBatches * per_batch) return true;
+  // which weighs `held_weight`.
+  bool starts_new(uint64_t last, uint64_t block, uint64_t held_weight) const {
+    if (held_weight >= batch_weight) return true;
     if (group_of(block) == group_of(last)) return false;
     return !merge_pieces || held_weight >= batch_weight / 4;
   }
