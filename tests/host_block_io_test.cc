@@ -117,6 +117,37 @@ TEST(HostBlockIo, RejectsAResultStreamThatGoesBack) {
   EXPECT_NE(st.message().find("went back"), std::string::npos) << st.message();
 }
 
+// Sums written straight into the output (the direct route): stored_in_place
+// zeroes the blocks between them out of place, finish_receive the rest,
+// and the output is what store() would have left; a stream that goes back
+// is refused.
+TEST(HostBlockIo, SumsWrittenInPlaceGetTheirGapsZeroed) {
+  const size_t count = 10007, block = 32;
+  const BlockLayout layout(count, block);
+  const ShardMap map = test_map(layout, 1, false);
+  std::vector<uint32_t> in = make_block_sparse(count, block, 0.3, 21);
+  const std::vector<uint32_t> result = holey_result(count, block, 22);
+  const std::vector<uint64_t> listed = nonzero_blocks(in.data(), 4, layout);
+  std::vector<uint32_t> out(count, kPoison);
+  HostBlockIo io(1);
+  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, map).is_ok());
+  ASSERT_TRUE(io.begin_receive().is_ok());
+  ASSERT_EQ(io.host_output(), reinterpret_cast<uint8_t*>(out.data()));
+  for (size_t at = 0; at < listed.size(); at += 7) {
+    const std::span<const uint64_t> batch(listed.data() + at, std::min<size_t>(7, listed.size() - at));
+    for (uint64_t b : batch)
+      std::copy_n(result.begin() + static_cast<long>(layout.block_begin(b)), layout.block_length(b),
+                  out.begin() + static_cast<long>(layout.block_begin(b)));
+    ASSERT_TRUE(io.stored_in_place(0, batch).is_ok());
+  }
+  ASSERT_TRUE(io.finish_receive(0).is_ok());
+  EXPECT_EQ(out, test_block_io::expected_output(result, in, layout, listed, false));
+  ASSERT_TRUE(io.begin_receive().is_ok());
+  const uint64_t second[] = {2}, first[] = {1};
+  ASSERT_TRUE(io.stored_in_place(0, second).is_ok());
+  EXPECT_FALSE(io.stored_in_place(0, first).is_ok());
+}
+
 TEST(HostBlockIo, RefusesDeviceTensors) {
   std::vector<uint32_t> t(16);
   TensorView device{t.data(), t.size(), DType::kFloat32, DeviceKind::kCuda};

@@ -118,6 +118,32 @@ TEST_F(ShardAggregatorTest, SumsInRankOrderAcrossBatches) {
   EXPECT_EQ(value_of(out, 0, 4), 9.0f);
 }
 
+// Summed in place (the direct route into its output), every block lands at
+// its place in the tensor, with the same sums and the same batches, and the
+// batch's own values stay empty.
+TEST_F(ShardAggregatorTest, SumsInPlaceLandWhereTheirBlocksAre) {
+  push(0, {{0, 1.0f}}, 3);
+  push(1, {{0, 2.0f}, {3, 5.0f}}, kEndOfStream);
+  push(2, {}, kEndOfStream);
+  push(0, {{3, 4.0f}}, kEndOfStream);
+  std::vector<float> tensor(40, -1.0f);
+  auto* at = reinterpret_cast<uint8_t*>(tensor.data());
+  ResultBatch out;
+  int waiting = -1;
+  EXPECT_EQ(agg.advance(out, 100, &waiting, at), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0}));
+  EXPECT_TRUE(out.values.empty());
+  out.clear();
+  EXPECT_EQ(agg.advance(out, 100, &waiting, at), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{3}));
+  std::vector<float> want(40, -1.0f);
+  for (int i = 0; i < 4; ++i) {
+    want[i] = 3.0f;
+    want[12 + i] = 9.0f;
+  }
+  EXPECT_EQ(tensor, want);
+}
+
 // The result batches (and so the frames and wire bytes of a run) depend on
 // the data only: input that arrives all at once and input that arrives just
 // in time give the same batches.

@@ -115,6 +115,16 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
   return Status::ok();
 }
 
+Status HostBlockIo::stored_in_place(int shard, std::span<const uint64_t> blocks) {
+  uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
+  for (uint64_t b : blocks) {
+    if (b < cursor) return went_back(shard, b, cursor);
+    zero_blocks(shard, cursor, b);
+    cursor = b + 1;
+  }
+  return Status::ok();
+}
+
 Status HostBlockIo::finish_receive(int shard) {
   uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
   zero_blocks(shard, cursor, layout_.num_blocks());

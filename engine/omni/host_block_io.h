@@ -24,6 +24,8 @@ class HostBlockIo final : public WorkerBlockIo {
   Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;
   Status finish_receive(int shard) override;
+  uint8_t* host_output() override { return static_cast<uint8_t*>(out_.data); }
+  Status stored_in_place(int shard, std::span<const uint64_t> blocks) override;
 
  private:
   // Zeroes the shard's blocks in [from, to) unless the output is the input.

@@ -531,6 +531,9 @@ Status OmniCollective::aggregate_direct() {
   result_slots_.resize(std::max<size_t>(result_slots_.size(), 1));
   ResultBatch& batch = result_slots_[0].batch;
   batch.clear();
+  // Out of place in host memory the sums go straight into the output (in
+  // place they wait in held_ for the sends that still read the input).
+  uint8_t* const sums_at = in_place_ ? nullptr : io_->host_output();
   bool finished = false;
   Stall stall(timeout_);
   while (true) {
@@ -540,10 +543,16 @@ Status OmniCollective::aggregate_direct() {
     if (!finished) {
       trace::Span reduce("reduce", trace::Kind::kCompute);
       int waiting_on = -1;
-      const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on);
+      const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on, sums_at);
       reduce.set_blocks(batch.indices.size());
       reduce.end();
-      if (progress != ShardAggregator::Progress::kNeedInput) {
+      if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
+        finished = aggregator_->global_next() == kEndOfStream;
+        count_direct_results(batch, sums_at);
+        OMNIB_RETURN_IF_ERROR(io_->stored_in_place(0, batch.indices));
+        batch.clear();
+        moved = true;
+      } else if (progress != ShardAggregator::Progress::kNeedInput) {
         // As on the shards route, the batch made once every stream ended is the last.
         finished = aggregator_->global_next() == kEndOfStream;
         // Stored in order by store_ready_direct, at once unless in place
@@ -585,12 +594,15 @@ Status OmniCollective::store_ready_direct() {
   return Status::ok();
 }
 
+void OmniCollective::count_direct_results(const ResultBatch& batch, const uint8_t* sums_at) {
+  if (route_policy_ != RoutePolicy::kAuto) return;
+  const BatchShape shape = result_shape(batch, sums_at);
+  traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
+                      encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
+}
+
 Status OmniCollective::store_direct(const ResultBatch& batch) {
-  if (route_policy_ == RoutePolicy::kAuto) {
-    const BatchShape shape = result_shape(batch);
-    traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
-                        encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
-  }
+  count_direct_results(batch, nullptr);
   if (batch.indices.empty()) return Status::ok();
   trace::Span scatter("scatter", trace::Kind::kCompute, {.blocks = batch.indices.size()});
   result_view_.count = static_cast<uint32_t>(batch.indices.size());
@@ -629,13 +641,14 @@ Status OmniCollective::encode_result(ResultSlot& slot) {
                      std::span<const iovec>(&values, 1), slot.packed);
 }
 
-BatchShape OmniCollective::result_shape(const ResultBatch& batch) const {
+BatchShape OmniCollective::result_shape(const ResultBatch& batch, const uint8_t* sums_at) const {
   // The sums are in cache: count their non-zeros (a sum can cancel to zero).
   BatchShape shape;
   const uint8_t* at = batch.values.data();
   const bool count = encoding_ != EncodingPolicy::kBlocks;
   for (uint64_t b : batch.indices) {
     const size_t len = layout_.block_length(b);
+    if (sums_at != nullptr) at = sums_at + layout_.block_begin(b) * elem_size_;
     shape.add_block(len, count ? count_nonzero(at, len, elem_size_) : 0);
     at += len * elem_size_;
   }

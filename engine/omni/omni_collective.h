@@ -76,6 +76,9 @@ class OmniCollective final : public Collective {
   // Direct route: writes the sums into the output, and sizes them as the
   // shards route would send them (traffic_.results) when the route is auto.
   Status store_direct(const ResultBatch& batch);
+  // The same sizing alone, of a batch whose sums are at `sums_at` (the
+  // output, summed into in place) or, when null, in batch.values.
+  void count_direct_results(const ResultBatch& batch, const uint8_t* sums_at);
   // Direct route in place: a worker's block may be overwritten by its sum
   // only once it was sent to every peer. The send lane advances
   // `unsent_from_` (the least over destinations) as its sends finish; the
@@ -154,8 +157,9 @@ class OmniCollective final : public Collective {
   std::vector<ResultSlot> result_slots_;
   // Picks the encoding of the slot's result batch and, if sparse, packs it.
   Status encode_result(ResultSlot& slot);
-  // The shape of a batch of sums (their non-zeros counted: a sum can cancel).
-  BatchShape result_shape(const ResultBatch& batch) const;
+  // The shape of a batch of sums (their non-zeros counted: a sum can cancel),
+  // which are in batch.values, or at their places from `sums_at`.
+  BatchShape result_shape(const ResultBatch& batch, const uint8_t* sums_at = nullptr) const;
 
   RoutePolicy route_policy_;
   RoutePolicy route_ = RoutePolicy::kShards;  // this call's route

@@ -59,7 +59,8 @@ Frame ShardAggregator::take_spare_frame() {
   return f;
 }
 
-ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on) {
+ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on,
+                                                   uint8_t* sums_at) {
   while (true) {
     if (out.indices.size() >= max_blocks) return Progress::kFlush;
     for (size_t i = 0; i < workers_.size(); ++i) {
@@ -85,9 +86,14 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
     // Every worker that holds block t has delivered it: sum in rank order.
     const size_t len = layout_.block_length(t);
     const size_t len_bytes = len * elem_size_;
-    const size_t offset = out.values.size();
-    out.values.resize(offset + len_bytes);
-    uint8_t* dst = out.values.data() + offset;
+    uint8_t* dst = nullptr;
+    if (sums_at != nullptr) {
+      dst = sums_at + layout_.block_begin(t) * elem_size_;
+    } else {
+      const size_t offset = out.values.size();
+      out.values.resize(offset + len_bytes);
+      dst = out.values.data() + offset;
+    }
     int summed = 0;
     for (auto& w : workers_) {
       if (w.next != t) continue;

@@ -64,8 +64,9 @@ class ShardAggregator {
 
   // Emits finished blocks into `out` until it holds max_blocks, the next
   // block starts a new input batch of some worker, input is missing, or the
-  // shard is done.
-  Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on);
+  // shard is done. With `sums_at`, a block's sum is written at its place in
+  // the tensor there (element block_begin(t)) instead of into out.values.
+  Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on, uint8_t* sums_at = nullptr);
 
   // Index of the next block this shard will emit, or kEndOfStream.
   uint64_t global_next() const;

@@ -54,7 +54,20 @@ class WorkerBlockIo {
   virtual Status store(int shard, const BatchView& batch) = 0;
   // The shard's stream has ended: its remaining blocks are final.
   virtual Status finish_receive(int shard) = 0;
+
+  // For a rank that sums whole blocks itself (the direct route): the
+  // output's memory, when it is host memory that sums may be written into
+  // directly (saving a copy per block); null otherwise, and then only
+  // store() takes results. Blocks summed there are passed to
+  // stored_in_place, in increasing order like store's, which writes the
+  // blocks between them.
+  virtual uint8_t* host_output() { return nullptr; }
+  virtual Status stored_in_place(int shard, std::span<const uint64_t> blocks);
 };
+
+inline Status WorkerBlockIo::stored_in_place(int, std::span<const uint64_t>) {
+  return internal_error("omni: this block IO has no host output to sum into");
+}
 
 // Builds the IO of one collective instance for `shards` shards.
 using WorkerBlockIoFactory = Result<std::unique_ptr<WorkerBlockIo>> (*)(int shards);
