@@ -31,7 +31,7 @@ int ShardMap::active_shards(size_t block_bytes, uint64_t blocks, int shards) {
   return static_cast<int>(std::clamp<uint64_t>(fit, 1, static_cast<uint64_t>(std::max(1, shards))));
 }
 
-int ShardMap::owner(uint64_t block) const {
+int ShardMap::owner_slow(uint64_t block) const {
   if (layout_ == ShardLayout::kStriped) return static_cast<int>((block / stripe_) % static_cast<uint64_t>(shards_));
   // The last shard whose range starts at or below `block`.
   int s = static_cast<int>((block * static_cast<uint64_t>(shards_)) / std::max<uint64_t>(1, blocks_));

@@ -44,7 +44,9 @@ class ShardMap {
   int shards() const { return shards_; }
   ShardLayout layout() const { return layout_; }
 
-  int owner(uint64_t block) const;
+  // Asked per block by the scan and the decoders: one shard (the direct
+  // route, a small tensor) answers without a division.
+  int owner(uint64_t block) const { return shards_ == 1 ? 0 : owner_slow(block); }
   // Blocks of `shard` in the whole tensor.
   uint64_t count(int shard) const;
   // The first block of `shard` at or after `from` (blocks() when none).
@@ -69,6 +71,7 @@ class ShardMap {
   }
 
  private:
+  int owner_slow(uint64_t block) const;
   BlockRange range_of(int shard) const {
     return {blocks_ * static_cast<uint64_t>(shard) / static_cast<uint64_t>(shards_),
             blocks_ * static_cast<uint64_t>(shard + 1) / static_cast<uint64_t>(shards_)};

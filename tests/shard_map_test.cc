@@ -55,6 +55,9 @@ INSTANTIATE_TEST_SUITE_P(
                       std::tuple{ShardLayout::kStriped, uint64_t{101}, 3, uint64_t{7}},
                       std::tuple{ShardLayout::kStriped, uint64_t{5}, 8, uint64_t{2}},
                       std::tuple{ShardLayout::kStriped, uint64_t{64}, 1, uint64_t{16}},
+                      std::tuple{ShardLayout::kContiguous, uint64_t{37}, 1, uint64_t{1}},
+                      std::tuple{ShardLayout::kContiguous, uint64_t{37}, 2, uint64_t{1}},
+                      std::tuple{ShardLayout::kStriped, uint64_t{50}, 2, uint64_t{3}},
                       std::tuple{ShardLayout::kStriped, uint64_t{0}, 3, uint64_t{4}}));
 
 TEST(ShardMap, StripesSpreadAHotPrefixOverEveryShard) {

@@ -107,6 +107,9 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
   out.first.clear();
   out.positions.resize(m);
   uint64_t previous = 0;
+  // The block in hand and where it begins and ends: elements come in
+  // increasing order, so a division is needed only when a block changes.
+  uint64_t block = 0, block_begin = 0, block_end = 0;
   for (uint32_t k = 0; k < m; ++k) {
     uint32_t off;
     std::memcpy(&off, p + 16 + uint64_t{k} * 4, 4);
@@ -114,12 +117,14 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
     if (element >= layout.count() || (k > 0 && element <= previous))
       return unavailable_error("offsets batch holds element " + std::to_string(element) + " out of order or past the tensor");
     previous = element;
-    const uint64_t block = element / block_size;
-    if (out.derived_indices.empty() || out.derived_indices.back() != block) {
+    if (k == 0 || element >= block_end) {
+      block = element / block_size;
+      block_begin = block * block_size;
+      block_end = block_begin + block_size;
       out.derived_indices.push_back(block);
       out.first.push_back(k);
     }
-    out.positions[k] = static_cast<uint32_t>(element - block * block_size);
+    out.positions[k] = static_cast<uint32_t>(element - block_begin);
   }
   out.first.push_back(m);
   if (out.derived_indices.size() != h.count || (m > 0 && out.derived_indices.front() != first_block))
