@@ -54,9 +54,10 @@ TEST(LinkLane, MovesOfAnotherLaneKeepItAlive) {
   Waker waker;
   std::atomic<uint64_t> progress{0};
   std::atomic<bool> ready{false};
-  // The other lane moves every 20 ms for six of this lane's timeouts.
+  // The other lane moves every 20 ms for six of this lane's timeouts (a
+  // timeout of 12 moves: a loaded machine may hold a thread back a while).
   std::thread other([&] {
-    for (int i = 0; i < 30; ++i) {
+    for (int i = 0; i < 75; ++i) {
       std::this_thread::sleep_for(milliseconds(20));
       ++progress;
     }
@@ -64,7 +65,7 @@ TEST(LinkLane, MovesOfAnotherLaneKeepItAlive) {
     waker.notify();
   });
   const Status s = run_link_lane(
-      waker, milliseconds(100), &progress, [&]() -> Result<LaneStep> { return LaneStep{false, ready.load()}; },
+      waker, milliseconds(250), &progress, [&]() -> Result<LaneStep> { return LaneStep{false, ready.load()}; },
       [] { return std::string("stalled"); });
   other.join();
   EXPECT_TRUE(s.is_ok()) << s.message();
