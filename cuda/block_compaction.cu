@@ -5,8 +5,8 @@
 // blocks and indices are written from the registers, in index order.
 //
 // Two strategies by block size:
-//  - B <= kTileElems: a CTA holds blocks_per_tile whole blocks.
-//  - B >  kTileElems: a CTA streams one block in chunks of kTileElems. Until it
+//  - B <= kCompactTileElems: a CTA holds blocks_per_tile whole blocks.
+//  - B >  kCompactTileElems: a CTA streams one block in chunks of that size. Until it
 //    meets the first non-zero element nothing is written; then it learns its
 //    output slot (look-back), writes zeros for the chunks it already passed
 //    (they were all zero: no need to read them again, unless one held a -0.0,
@@ -45,8 +45,8 @@ struct CompactArgs {
 // holds one int per block of the tile.
 template <typename E, int VEC>
 __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactArgs<E> a) {
-  constexpr int kItems = kElemsPerThread / VEC;
-  constexpr int kWords = kTileElems / 32;  // 32-block words of flags in the largest tile
+  constexpr int kItems = kCompactElemsPerThread / VEC;
+  constexpr int kWords = kCompactTileElems / 32;  // 32-block words of flags in the largest tile
   extern __shared__ int s_rank[];          // per block: -1 (zero) or rank within its 32-block word
   __shared__ unsigned s_word_offset[kWords];
   __shared__ uint64_t s_tile;
@@ -144,10 +144,10 @@ __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactA
   }
 }
 
-// Strategy 2: one block per CTA, streamed in chunks of kTileElems.
+// Strategy 2: one block per CTA, streamed in chunks of kCompactTileElems.
 template <typename E, int VEC>
 __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactArgs<E> a) {
-  constexpr int kItems = kElemsPerThread / VEC;
+  constexpr int kItems = kCompactElemsPerThread / VEC;
   __shared__ uint64_t s_tile;
   __shared__ uint64_t s_prefix;
   __shared__ int s_signed_zero;  // a chunk passed as zero held a -0.0
@@ -169,8 +169,8 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
 
   bool found = false;  // same on every thread: it only changes after a barrier
   E* out = nullptr;
-  for (uint32_t chunk = 0; chunk < len; chunk += kTileElems) {
-    const uint32_t chunk_len = min(kTileElems, len - chunk);
+  for (uint32_t chunk = 0; chunk < len; chunk += kCompactTileElems) {
+    const uint32_t chunk_len = min(kCompactTileElems, len - chunk);
     Words<E, VEC> v[kItems];
     bool mine = false, any_bits = false;
 #pragma unroll
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
       out = a.values + s_prefix * B;
       // The chunks before this one held only zeros: write them without reading
       // them again, unless one held a -0.0, whose bits the output must keep
-      // (rare: then they are copied). chunk is a multiple of kTileElems, so of VEC.
+      // (rare: then they are copied). chunk is a multiple of kCompactTileElems, so of VEC.
       if (s_signed_zero == 0) {
         for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC)
           store_words<E, VEC>(out + e, zero_words<E, VEC>(), VEC);
@@ -225,7 +225,7 @@ __global__ void write_count_kernel(uint64_t* count, uint64_t value) { *count = v
 template <typename E, int VEC>
 Status launch_compaction(const CompactArgs<E>& args, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(args.tiles);
-  if (args.block_size <= kTileElems) {
+  if (args.block_size <= kCompactTileElems) {
     const size_t shared = sizeof(int) * args.blocks_per_tile;
     compact_small_blocks_kernel<E, VEC><<<grid, kThreads, shared, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("compact_small_blocks_kernel");
@@ -247,7 +247,7 @@ Status launch_typed(const void* tensor, const BlockLayout& layout, BlockRange ra
   args.end = range.end;
   args.end_elem = layout.block_begin(range.begin) + layout.elements_in(range);
   args.block_size = static_cast<uint32_t>(layout.block_size());
-  args.blocks_per_tile = args.block_size <= kTileElems ? kTileElems / args.block_size : 1;
+  args.blocks_per_tile = args.block_size <= kCompactTileElems ? kCompactTileElems / args.block_size : 1;
   args.tiles = (range.size() + args.blocks_per_tile - 1) / args.blocks_per_tile;
   if (args.tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
     return usage_error("GPU compaction: range of " + std::to_string(range.size()) +
@@ -268,8 +268,9 @@ size_t compact_scratch_bytes(const BlockLayout& layout, BlockRange range) {
   if (layout.block_size() == 0 || range.end < range.begin) return detail::tile_scratch_bytes(0);
   const uint32_t block_size = static_cast<uint32_t>(std::min<size_t>(layout.block_size(), UINT32_MAX));
   // Large blocks are one tile each (one CTA streams the whole block).
-  const uint64_t tiles = block_size <= detail::kTileElems ? detail::tile_shape(block_size, range.size()).tiles
-                                                          : range.size();
+  const uint64_t tiles = block_size <= detail::kCompactTileElems
+                             ? detail::tile_shape(block_size, range.size(), detail::kCompactTileElems).tiles
+                             : range.size();
   return detail::tile_scratch_bytes(tiles);
 }
 

@@ -59,8 +59,15 @@ __global__ void __launch_bounds__(kThreads) scatter_listed_kernel(ScatterArgs<E>
   constexpr int kItems = kElemsPerThread / VEC;
   const TilePlace place = tile_place(a.shape, blockIdx.x);
   const uint32_t B = a.shape.block_size;
+  // Every item's loads are issued before any store: a store may alias a
+  // later load as far as the compiler knows, so interleaving them would keep
+  // one load in flight per thread instead of kItems.
+  Words<E, VEC> v[kItems];
+  uint64_t dst[kItems];
+  uint32_t len[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
+    len[i] = 0;
     const uint32_t off = (i * kThreads + threadIdx.x) * VEC;
     uint32_t local, in_block;
     if (!element_place(a.shape, place, off, local, in_block)) continue;
@@ -68,10 +75,14 @@ __global__ void __launch_bounds__(kThreads) scatter_listed_kernel(ScatterArgs<E>
     if (slot >= a.n) continue;
     const uint64_t block = a.indices[slot];
     if (block < a.begin || block >= a.end) continue;  // broken precondition: never write outside the range
-    const uint64_t dst = block * B + in_block;
-    if (dst >= a.count) continue;  // past the short last block
-    const uint32_t len = static_cast<uint32_t>(min(static_cast<uint64_t>(VEC), a.count - dst));
-    store_words<E, VEC>(a.out + dst, load_words<E, VEC>(a.values + slot * B + in_block, len), len);
+    dst[i] = block * B + in_block;
+    if (dst[i] >= a.count) continue;  // past the short last block
+    len[i] = static_cast<uint32_t>(min(static_cast<uint64_t>(VEC), a.count - dst[i]));
+    v[i] = load_words<E, VEC>(a.values + slot * B + in_block, len[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (len[i] > 0) store_words<E, VEC>(a.out + dst[i], v[i], len[i]);
   }
 }
 
@@ -123,6 +134,9 @@ __global__ void __launch_bounds__(kThreads) scatter_zero_kernel(ScatterArgs<E> a
   }
   __syncthreads();
 
+  // Here loads and stores stay interleaved: most items of a sparse result
+  // are zeros with no load, and holding every item for a store phase was
+  // measured slower (H200: 0.93 -> 0.83 of copy at density 0.01).
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const uint32_t off = (i * kThreads + threadIdx.x) * VEC;

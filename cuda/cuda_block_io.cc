@@ -58,7 +58,7 @@ Status CudaBlockIo::begin(const TensorView& in, const TensorView& out, const Blo
   layout_ = layout;
   elem_size_ = dtype_size(in.dtype);
   send_.compacted = false;
-  send_.staged = send_.handed = 0;
+  send_.staged = 0;
   return Status::ok();
 }
 
@@ -71,6 +71,7 @@ Status CudaBlockIo::compact_all(bool dense) {
       reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, all)) * elem_size_));
   auto* indices = side.indices.as<uint64_t>();
   side.compacted = true;
+  side.dense = dense;
   if (dense) {
     // Every block is sent: one copy of the tensor, already in packed order.
     for (uint64_t b = 0; b < all.end; ++b) indices[b] = b;
@@ -94,18 +95,21 @@ Status CudaBlockIo::compact_all(bool dense) {
   return Status::ok();
 }
 
-Status CudaBlockIo::find(uint64_t, uint64_t to, bool dense, std::vector<uint64_t>& found,
+Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
                          std::vector<uint32_t>* nonzeros) {
-  if (!send_.compacted) OMNIB_RETURN_IF_ERROR(compact_all(dense));
+  if (!send_.compacted || send_.dense != dense) OMNIB_RETURN_IF_ERROR(compact_all(dense));
   const uint64_t* indices = send_.indices.as<uint64_t>();
+  const uint64_t* staged_end = indices + send_.staged;
   const size_t block_bytes = layout_.block_size() * elem_size_;
-  while (send_.handed < send_.staged && indices[send_.handed] < to) {
-    const uint64_t b = indices[send_.handed];
+  // Located by index, not by a cursor: a second pass over the tensor (the
+  // same blocks found again before the next begin) gets what the first got.
+  for (const uint64_t* at = std::lower_bound(indices, staged_end, from); at != staged_end && *at < to; ++at) {
+    const uint64_t b = *at;
     if (nonzeros)
-      nonzeros->push_back(static_cast<uint32_t>(
-          count_nonzero(send_.values.as<uint8_t>() + send_.handed * block_bytes, layout_.block_length(b), elem_size_)));
+      nonzeros->push_back(static_cast<uint32_t>(count_nonzero(
+          send_.values.as<uint8_t>() + static_cast<size_t>(at - indices) * block_bytes, layout_.block_length(b),
+          elem_size_)));
     found.push_back(b);
-    ++send_.handed;
   }
   return Status::ok();
 }
@@ -113,17 +117,21 @@ Status CudaBlockIo::find(uint64_t, uint64_t to, bool dense, std::vector<uint64_t
 void CudaBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
   const uint64_t* indices = send_.indices.as<uint64_t>();
   const size_t block_bytes = layout_.block_size() * elem_size_;
-  uint64_t previous = ~uint64_t{0};
-  for (uint64_t b : blocks) {
-    // Packed blocks sit back to back in index order; only the tensor's last is short.
-    const uint64_t pos = static_cast<uint64_t>(std::lower_bound(indices, indices + send_.staged, b) - indices);
+  uint64_t pos = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const uint64_t b = blocks[i];
+    // Packed blocks sit back to back in index order (only the tensor's last
+    // is short), so a batch's blocks are mostly at consecutive positions.
+    const bool follows = i > 0 && pos + 1 < send_.staged && indices[pos + 1] == b;
+    pos = follows ? pos + 1
+                  : static_cast<uint64_t>(std::lower_bound(indices + (i > 0 ? pos + 1 : 0), indices + send_.staged, b) -
+                                          indices);
     const size_t len = layout_.block_length(b) * elem_size_;
-    if (pos == previous + 1) {
+    if (follows) {
       out.back().iov_len += len;
     } else {
       out.push_back({send_.values.as<uint8_t>() + pos * block_bytes, len});
     }
-    previous = pos;
   }
 }
 

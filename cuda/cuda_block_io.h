@@ -47,8 +47,8 @@ class CudaBlockIo final : public WorkerBlockIo {
     PinnedBuffer values;   // the packed blocks
     PinnedBuffer count;    // one uint64, written by the kernel
     uint64_t staged = 0;   // blocks compacted
-    uint64_t handed = 0;   // of those, given out by find()
     bool compacted = false;
+    bool dense = false;    // what the compaction staged: every block, or the non-zero ones
   };
   struct ReceiveSide {
     OwnedStream stream;

@@ -94,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo),
                        ::testing::Values(size_t{2}, size_t{4}), ::testing::Values(size_t{1}, size_t{7}, size_t{256})));
 
-TEST(EncodingChoice, AutoPicksTheSmallestAndPrefersBlocksOnTies) {
+TEST(EncodingChoice, AutoPicksTheSmallestThatSavesEnough) {
   BatchShape dense;
   dense.add_block(256, 256);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, dense, 4), BlockEncoding::kBlocks);
@@ -109,6 +109,13 @@ TEST(EncodingChoice, AutoPicksTheSmallestAndPrefersBlocksOnTies) {
     for (BlockEncoding other : {BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo})
       EXPECT_LE(encoded_bytes(e, s, 4), encoded_bytes(other, s, 4));
   }
+  // Nearly full blocks: a bitmap saving less than a sixteenth stays blocks,
+  // one saving more is taken.
+  BatchShape few_zeros, some_zeros;
+  for (int i = 0; i < 10; ++i) few_zeros.add_block(256, 240), some_zeros.add_block(256, 230);
+  EXPECT_LT(encoded_bytes(BlockEncoding::kBitmap, few_zeros, 4), encoded_bytes(BlockEncoding::kBlocks, few_zeros, 4));
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, few_zeros, 4), BlockEncoding::kBlocks);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, some_zeros, 4), BlockEncoding::kBitmap);
   // A block whose sum cancelled cannot be carried by offsets.
   BatchShape cancelled = scattered;
   cancelled.add_block(256, 0);

@@ -212,7 +212,7 @@ TEST_P(GpuCompactionSweep, ScatterMatchesCpu) {
 // ones): 32, 256, 1024, 4096 and 16384 take them in both, 4100 only with
 // 4-byte elements; 1, 7 and 5001 never.
 INSTANTIATE_TEST_SUITE_P(BlockSizesAndDensities, GpuCompactionSweep,
-                         ::testing::Combine(::testing::Values(1, 7, 32, 256, 1024, 4096, 4100, 5001, 16384),
+                         ::testing::Combine(::testing::Values(1, 7, 32, 256, 1024, 4096, 4100, 5001, 8195, 16384),
                                             ::testing::Values(0.0, 0.01, 0.5, 1.0), ::testing::Values(4, 2)),
                          [](const auto& info) {
                            return "B" + std::to_string(std::get<0>(info.param)) + "_D" +

@@ -14,6 +14,7 @@
 #include "engine/omni/block_batch.h"
 #include "engine/omni/worker_block_io.h"
 #include "engine/shard_map.h"
+#include "tests/block_compaction_inputs.h"
 
 namespace omnib::test_block_io {
 
@@ -161,6 +162,17 @@ inline std::vector<uint32_t> expected_output(const std::vector<uint32_t>& result
   for (uint64_t b : listed)
     for (size_t i = layout.block_begin(b); i < layout.block_begin(b) + layout.block_length(b); ++i) out[i] = result[i];
   return out;
+}
+
+// Reduced blocks with zeros among their values (every third element), as
+// sums of scattered inputs have: what the sparse encodings carry. A sum is
+// never -0.0 (the reference adds every rank's zeros to +0.0), and the sparse
+// encodings deliver a zero of either sign as +0.0.
+inline std::vector<uint32_t> holey_result(size_t count, size_t block_size, uint64_t seed) {
+  std::vector<uint32_t> r = test_inputs::make_block_sparse(count, block_size, 1.0, seed);
+  for (size_t i = 0; i < r.size(); ++i)
+    if (i % 3 == 0 || r[i] == 0x80000000u) r[i] = 0;
+  return r;
 }
 
 // The shard maps the contract is held to: both layouts, and a stripe that

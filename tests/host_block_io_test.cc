@@ -10,6 +10,7 @@
 namespace omnib {
 namespace {
 
+using test_block_io::holey_result;
 using test_block_io::test_map;
 using test_inputs::kPoison;
 using test_inputs::make_block_sparse;
@@ -28,17 +29,6 @@ TEST_P(HostBlockIoTest, FindsTheNonZeroBlocksOfEveryShard) {
   HostBlockIo io(shards);
   ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, map).is_ok());
   test_block_io::expect_stages_like_reference(io, in, layout, map, {1, 3, 1000});
-}
-
-// Reduced blocks with zeros among their values (every third element), as
-// sums of scattered inputs have: what the sparse encodings carry. A sum is
-// never -0.0 (the reference adds every rank's zeros to +0.0), and the sparse
-// encodings deliver a zero of either sign as +0.0.
-std::vector<uint32_t> holey_result(size_t count, size_t block_size, uint32_t seed) {
-  std::vector<uint32_t> r = make_block_sparse(count, block_size, 1.0, seed);
-  for (size_t i = 0; i < r.size(); ++i)
-    if (i % 3 == 0 || r[i] == 0x80000000u) r[i] = 0;
-  return r;
 }
 
 const EncodingPolicy kPolicies[] = {EncodingPolicy::kBlocks, EncodingPolicy::kBitmap, EncodingPolicy::kCoo,

@@ -171,13 +171,13 @@ BENCHMARK(BM_GpuMemcpyD2D)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_GpuCompact)
     ->ArgNames({"block", "permille"})
-    ->ArgsProduct({{32, 256, 1024}, {10, 100, 1000}})
+    ->ArgsProduct({{32, 256, 1024}, {10, 100, 500, 1000}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_GpuScatter)
     ->ArgNames({"block", "permille", "zero_rest"})
-    ->ArgsProduct({{32, 256, 1024}, {10, 100, 1000}, {0, 1}})
+    ->ArgsProduct({{32, 256, 1024}, {10, 100, 500, 1000}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
