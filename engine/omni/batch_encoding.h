@@ -51,8 +51,14 @@ struct BatchShape {
 // Payload bytes after the batch header.
 uint64_t encoded_bytes(BlockEncoding e, const BatchShape& s, size_t elem_size);
 
-// The encoding a batch of this shape is sent in. Offsets cannot carry a
-// block without non-zeros (the block would vanish from the stream), so such
+// A sparse encoding is chosen by `auto` only when it saves at least
+// 1/kSparseSavingDivisor of the whole blocks' bytes (packing and expanding
+// cost CPU that a copy does not).
+inline constexpr uint64_t kSparseSavingDivisor = 16;
+
+// The encoding a batch of this shape is sent in: with `auto`, the smallest
+// sparse encoding that saves enough, else whole blocks. Offsets cannot carry
+// a block without non-zeros (the block would vanish from the stream), so such
 // batches fall back to the bitmap.
 BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem_size);
 

@@ -138,14 +138,32 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
 
 }  // namespace
 
+namespace {
+
+// Elements [from, to) of a sparse batch's values into their block at dst.
+// The element size is a template argument so each copy is one move, not a
+// library call (this loop runs once per non-zero element received).
+template <size_t kElem>
+void expand_elements(const uint32_t* positions, uint32_t from, uint32_t to, const uint8_t* values, uint8_t* dst) {
+  for (uint32_t k = from; k < to; ++k) std::memcpy(dst + positions[k] * kElem, values + uint64_t{k} * kElem, kElem);
+}
+
+}  // namespace
+
 void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* dst) const {
   if (!sparse()) {
     std::memcpy(dst, values + value_offsets[i], len * elem_size);
     return;
   }
   std::memset(dst, 0, len * elem_size);
-  for (uint32_t k = first[i]; k < first[i + 1]; ++k)
-    std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
+  if (elem_size == 4) {
+    expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
+  } else if (elem_size == 2) {
+    expand_elements<2>(positions.data(), first[i], first[i + 1], values, dst);
+  } else {
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k)
+      std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
+  }
 }
 
 Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
