@@ -36,7 +36,7 @@ tally() {
     code=$?
     if [[ $code -ne 0 ]]; then
       failed=$((failed + 1))
-      on=$(grep -oE "(wire bytes|wire frames|speedup vs [a-z]+|cpu ns/wire byte|correct)[^|]*(REGRESSION|CHANGED)" \
+      on=$(grep -oE "(wire bytes|wire frames|speedup vs [a-z]+|cpu ns/wire byte|cpu/byte over [a-z]+.s|correct)[^|]*(REGRESSION|CHANGED)" \
              "$logs/$name-$k.log" | sed -E 's/ +[-+0-9.]+[^ ]* .*//; s/ +[0-9].*//; s/:$//' | sort -u | paste -sd, -)
       [[ $code -eq 3 ]] && on="wrong results (exit 3)"
       what["${on:-exit $code}"]=$(( ${what["${on:-exit $code}"]:-0} + 1 ))

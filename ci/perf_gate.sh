@@ -30,6 +30,7 @@ REPEAT=5                   # whole runs per density: the samples of every test
 METRICS="bytes,frames,speedup,cpu,correct"
 TOLERANCE="${PERF_GATE_TOLERANCE:-0.25}"          # relative speedup drop allowed
 CPU_TOLERANCE="${PERF_GATE_CPU_TOLERANCE:-0.25}"  # relative rise of CPU per wire byte allowed
+CPU_REFERENCE=ring                                # CPU per byte is judged over this algorithm's
 ALPHA="${PERF_GATE_ALPHA:-0.05}"                  # a drop must also be this significant (5 runs a side)
 BASELINE="${PERF_GATE_BASELINE:-results/ci-baseline.json}"
 
@@ -68,4 +69,4 @@ if [[ ! -f "$BASELINE" ]]; then
 fi
 run_benchmark "$workdir/current.json"
 "$(find_binary)" compare "$BASELINE" "$workdir/current.json" --metric "$METRICS" --tolerance "$TOLERANCE" \
-  --cpu-tolerance "$CPU_TOLERANCE" --alpha "$ALPHA" "$@"
+  --cpu-tolerance "$CPU_TOLERANCE" --cpu-reference "$CPU_REFERENCE" --alpha "$ALPHA" "$@"

@@ -164,6 +164,30 @@ TEST(Compare, CpuPerByteRiseBeyondItsToleranceFails) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// With --cpu-reference, CPU per byte is judged over the reference's in the
+// same run: a host slower at everything passes, a subject that alone burns
+// twice the CPU fails, and the reference itself is not judged.
+TEST(Compare, CpuPerByteOverAReferenceCancelsASlowerMachine) {
+  auto slower = standard_group();
+  for (auto& record : slower)
+    for (auto& run : record.runs) *run.cpu_ns_per_wire_byte *= 1.6;
+  const std::vector<std::string> relative{"--metric", "cpu", "--cpu-reference", "ps"};
+  auto r = compare(make_document({standard_group()}), make_document({slower}), {"--metric", "cpu"});
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;  // absolute: every algorithm regressed
+  r = compare(make_document({standard_group()}), make_document({slower}), relative);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("cpu/byte over ps's"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("ps           cpu"), std::string::npos) << r.out;
+  auto burning = standard_group();
+  for (auto& run : burning[0].runs) *run.cpu_ns_per_wire_byte *= 2;
+  r = compare(make_document({standard_group()}), make_document({burning}), relative);
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  r = compare(make_document({standard_group()}), make_document({standard_group()}),
+              {"--metric", "cpu", "--cpu-reference", "ring"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ring did not run beside it"), std::string::npos) << r.out;
+}
+
 TEST(Compare, LostCorrectnessFails) {
   auto current = standard_group();
   current[0].correct = false;

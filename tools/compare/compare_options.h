@@ -26,6 +26,7 @@ struct CompareOptions {
   double alpha = 0.05;            // significance level of the Mann-Whitney test on per-run values
   bool absolute = false;          // also compare absolute times
   std::string subject = "omni";  // whose speedups over the others are checked
+  std::string cpu_reference;     // CPU per byte judged as a ratio to this algorithm's; empty: absolute
   std::string metric_text;       // comma list; empty: all that apply
   std::string min_size_text = "0";
   std::string json_path;

@@ -19,14 +19,19 @@ std::string metric_label(const Comparison& c) {
     case Metric::kFrames: return "wire frames/rank";
     case Metric::kSpeedup: return "speedup vs " + c.against;
     case Metric::kTime: return "median time";
-    case Metric::kCpu: return "cpu ns/wire byte";
+    case Metric::kCpu: return c.against.empty() ? "cpu ns/wire byte" : "cpu/byte over " + c.against + "'s";
     case Metric::kCorrect: return "correct";
   }
   return "?";
 }
 
-std::string value_text(Metric m, double v) {
+std::string value_text(const Comparison& c, double v) {
+  const Metric m = c.metric;
   char buf[48];
+  if (m == Metric::kCpu && !c.against.empty()) {
+    std::snprintf(buf, sizeof(buf), "%.3fx", v);
+    return buf;
+  }
   switch (m) {
     case Metric::kBytes: return format_bytes(v);
     case Metric::kFrames: std::snprintf(buf, sizeof(buf), "%.1f", v); break;
@@ -99,7 +104,7 @@ json comparison_json(const Comparison& c) {
             {"tolerance", c.tolerance},
             {"detectable", optional_json(c.detectable)},
             {"verdict", verdict_name(c.verdict)}};
-  if (c.metric == Metric::kSpeedup) j["against"] = c.against;
+  if (!c.against.empty()) j["against"] = c.against;  // speedup: the other; cpu: the reference
   if (c.metric == Metric::kCorrect) {
     j["baseline"] = c.baseline != 0;
     j["current"] = c.current != 0;
@@ -178,10 +183,11 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
   print_side(out, "baseline:", baseline);
   print_side(out, "current: ", current);
   std::fprintf(out,
-               "# rules: metrics %s; speedup of %s may drop %s%s; cpu per byte may rise %s or the runs' spread; "
+               "# rules: metrics %s; speedup of %s may drop %s%s; cpu per byte%s may rise %s or the runs' spread; "
                "wire bytes and frames %s%s; significance alpha %.3g on per-run values\n",
                metric_list(o).c_str(), o.subject.c_str(), percent(o.tolerance).c_str(),
                o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "",
+               o.cpu_reference.empty() ? "" : (" (over " + o.cpu_reference + "'s in the same run)").c_str(),
                percent(o.cpu_tolerance).c_str(),
                o.bytes_tolerance > 0 ? ("may change " + percent(o.bytes_tolerance)).c_str() : "must match exactly",
                o.accept_improvements ? " (fewer accepted)" : "", o.alpha);
@@ -198,7 +204,7 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
                  "verdict", "test / note");
     for (const auto& c : cfg.comparisons) {
       std::fprintf(out, "  %-12s %-22s %16s %16s %9s  ", c.algo.c_str(), metric_label(c).c_str(),
-                   value_text(c.metric, c.baseline).c_str(), value_text(c.metric, c.current).c_str(),
+                   value_text(c, c.baseline).c_str(), value_text(c, c.current).c_str(),
                    change_text(c).c_str());
       const std::string detail = detail_text(c);
       if (detail.empty())
@@ -245,8 +251,8 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
     for (const auto& c : cfg.comparisons)
       if (verdict_fails(c.verdict))
         std::fprintf(out, "#   %s | %s %s: %s -> %s %s %s\n", cfg.label.c_str(), c.algo.c_str(),
-                     metric_label(c).c_str(), value_text(c.metric, c.baseline).c_str(),
-                     value_text(c.metric, c.current).c_str(), change_text(c).c_str(), verdict_name(c.verdict));
+                     metric_label(c).c_str(), value_text(c, c.baseline).c_str(),
+                     value_text(c, c.current).c_str(), change_text(c).c_str(), verdict_name(c.verdict));
   }
 }
 
@@ -283,6 +289,7 @@ json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o,
                      {"subject", o.subject},
                      {"tolerance", o.tolerance},
                      {"cpu_tolerance", o.cpu_tolerance},
+                     {"cpu_reference", o.cpu_reference},
                      {"bytes_tolerance", o.bytes_tolerance},
                      {"accept_improvements", o.accept_improvements},
                      {"alpha", o.alpha},

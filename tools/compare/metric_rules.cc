@@ -168,12 +168,24 @@ void judge_time(const MatchedConfig& config, const std::string& algo, const std:
 
 void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::vector<const ResultRecord*>& base,
                const std::vector<const ResultRecord*>& cur, const CompareOptions& o, ConfigVerdicts& out) {
-  auto b = cpu_samples(base);
-  auto c = cpu_samples(cur);
+  std::optional<MetricSamples> b, c;
+  if (o.cpu_reference.empty()) {
+    b = cpu_samples(base);
+    c = cpu_samples(cur);
+  } else {
+    if (algo == o.cpu_reference) return;  // the unit the others are measured in
+    b = cpu_ratio_samples(base, runs_of(config.baseline, o.cpu_reference));
+    c = cpu_ratio_samples(cur, runs_of(config.current, o.cpu_reference));
+    if (!b || !c)
+      out.notes.push_back(algo + ": CPU per byte not compared: " + o.cpu_reference +
+                          (b || c ? std::string(" ran beside it only ") + (b ? "in the baseline" : "now")
+                                  : " did not run beside it (--cpu-reference)"));
+  }
   if (!b || !c) return;  // no wire bytes counted (Gloo, NCCL): no CPU per byte
   // How far runs of one build fall apart widens the tolerance.
   const double spread = std::max(relative_spread(b->samples), relative_spread(c->samples));
   Comparison cmp = start(config, algo, Metric::kCpu);
+  cmp.against = o.cpu_reference;
   judge_change(cmp, *b, *c, /*higher_is_better=*/false, std::max(o.cpu_tolerance, spread), o.alpha);
   out.comparisons.push_back(cmp);
 }

@@ -38,17 +38,43 @@ MetricSamples time_samples(const std::vector<const ResultRecord*>& records) {
   return from_values(std::move(values), "run medians");
 }
 
-std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
-                                             const std::vector<const ResultRecord*>& other) {
+namespace {
+
+// One value per run that the k-th records of both algorithms share: run i of
+// the subject's against run i of the other's (they ran interleaved).
+template <typename Value>
+std::vector<double> paired_run_values(const std::vector<const ResultRecord*>& subject,
+                                      const std::vector<const ResultRecord*>& other, Value value) {
   std::vector<double> values;
   for (size_t k = 0; k < std::min(subject.size(), other.size()); ++k) {
     const auto& s = subject[k]->runs;
     const auto& o = other[k]->runs;
     for (size_t i = 0; i < std::min(s.size(), o.size()); ++i)
-      if (s[i].median_us > 0) values.push_back(o[i].median_us / s[i].median_us);
+      if (auto v = value(s[i], o[i])) values.push_back(*v);
   }
+  return values;
+}
+
+}  // namespace
+
+std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
+                                             const std::vector<const ResultRecord*>& other) {
+  auto values = paired_run_values(subject, other, [](const RunSummary& s, const RunSummary& o) {
+    return s.median_us > 0 ? std::optional<double>(o.median_us / s.median_us) : std::nullopt;
+  });
   if (values.empty()) return std::nullopt;
   return from_values(std::move(values), "run speedups");
+}
+
+std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRecord*>& subject,
+                                               const std::vector<const ResultRecord*>& reference) {
+  auto values = paired_run_values(subject, reference, [](const RunSummary& s, const RunSummary& r) {
+    if (!s.cpu_ns_per_wire_byte || !r.cpu_ns_per_wire_byte || !(*r.cpu_ns_per_wire_byte > 0))
+      return std::optional<double>();
+    return std::optional<double>(*s.cpu_ns_per_wire_byte / *r.cpu_ns_per_wire_byte);
+  });
+  if (values.empty()) return std::nullopt;
+  return from_values(std::move(values), "run CPU per byte ratios");
 }
 
 std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const ResultRecord*>& subject,

@@ -46,6 +46,12 @@ std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const 
 // CPU time of all ranks per wire byte, run by run; absent when no run counted bytes.
 std::optional<MetricSamples> cpu_samples(const std::vector<const ResultRecord*>& records);
 
+// The subject's CPU per wire byte over the reference's, run by run (paired
+// as speedup_samples pairs them): a machine that is slower at everything,
+// another CI host say, cancels out. Absent when they never ran together.
+std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRecord*>& subject,
+                                               const std::vector<const ResultRecord*>& reference);
+
 // Median over records of wire bytes (or frames) per rank; absent if none counted them.
 std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& records);
 std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& records);
