@@ -15,8 +15,11 @@
 #   three algorithms, so machine speed cancels within a run): a drop beyond
 #   TOLERANCE that the Mann-Whitney test on the per-run speedups finds
 #   significant;
-# - CPU time of all ranks per wire byte, run by run (load moves it little):
-#   a rise beyond CPU_TOLERANCE (or the runs' own spread, if larger).
+# - CPU time of all ranks per wire byte, run by run, over the median of
+#   ring's runs (load moves it little, and a CI host slower at everything
+#   cancels out: the same code gave every algorithm 20-60% more CPU per byte
+#   on one host of this kind than on another): a rise beyond CPU_TOLERANCE
+#   (or the runs' own spread, if larger).
 set -euo pipefail
 
 # --- what the gate measures (change these together with the baseline: --update)

@@ -30,7 +30,7 @@ void bind_compare_options(CLI::App& cmd, CompareOptions& o) {
                  "least relative rise of CPU per wire byte allowed; the spread between runs may widen it")
       ->capture_default_str();
   cmd.add_option("--cpu-reference", o.cpu_reference,
-                 "judge CPU per wire byte as a ratio to this algorithm's in the same run (a machine slower at "
+                 "judge CPU per wire byte over the median of this algorithm's runs in the same file (a machine slower at "
                  "everything cancels out), e.g. ring; the reference itself is not judged on CPU");
   cmd.add_option("--bytes-tolerance", o.bytes_tolerance,
                  "relative change of wire bytes and frames allowed (0: exact, as they are for a given seed)")

@@ -187,7 +187,7 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
                "wire bytes and frames %s%s; significance alpha %.3g on per-run values\n",
                metric_list(o).c_str(), o.subject.c_str(), percent(o.tolerance).c_str(),
                o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "",
-               o.cpu_reference.empty() ? "" : (" (over " + o.cpu_reference + "'s in the same run)").c_str(),
+               o.cpu_reference.empty() ? "" : (" (over " + o.cpu_reference + "'s median on the same side)").c_str(),
                percent(o.cpu_tolerance).c_str(),
                o.bytes_tolerance > 0 ? ("may change " + percent(o.bytes_tolerance)).c_str() : "must match exactly",
                o.accept_improvements ? " (fewer accepted)" : "", o.alpha);

@@ -1,6 +1,7 @@
 #include "tools/compare/metric_samples.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "tools/stats.h"
 
@@ -38,43 +39,30 @@ MetricSamples time_samples(const std::vector<const ResultRecord*>& records) {
   return from_values(std::move(values), "run medians");
 }
 
-namespace {
-
-// One value per run that the k-th records of both algorithms share: run i of
-// the subject's against run i of the other's (they ran interleaved).
-template <typename Value>
-std::vector<double> paired_run_values(const std::vector<const ResultRecord*>& subject,
-                                      const std::vector<const ResultRecord*>& other, Value value) {
+std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
+                                             const std::vector<const ResultRecord*>& other) {
   std::vector<double> values;
   for (size_t k = 0; k < std::min(subject.size(), other.size()); ++k) {
     const auto& s = subject[k]->runs;
     const auto& o = other[k]->runs;
     for (size_t i = 0; i < std::min(s.size(), o.size()); ++i)
-      if (auto v = value(s[i], o[i])) values.push_back(*v);
+      if (s[i].median_us > 0) values.push_back(o[i].median_us / s[i].median_us);
   }
-  return values;
-}
-
-}  // namespace
-
-std::optional<MetricSamples> speedup_samples(const std::vector<const ResultRecord*>& subject,
-                                             const std::vector<const ResultRecord*>& other) {
-  auto values = paired_run_values(subject, other, [](const RunSummary& s, const RunSummary& o) {
-    return s.median_us > 0 ? std::optional<double>(o.median_us / s.median_us) : std::nullopt;
-  });
   if (values.empty()) return std::nullopt;
   return from_values(std::move(values), "run speedups");
 }
 
 std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRecord*>& subject,
                                                const std::vector<const ResultRecord*>& reference) {
-  auto values = paired_run_values(subject, reference, [](const RunSummary& s, const RunSummary& r) {
-    if (!s.cpu_ns_per_wire_byte || !r.cpu_ns_per_wire_byte || !(*r.cpu_ns_per_wire_byte > 0))
-      return std::optional<double>();
-    return std::optional<double>(*s.cpu_ns_per_wire_byte / *r.cpu_ns_per_wire_byte);
-  });
-  if (values.empty()) return std::nullopt;
-  return from_values(std::move(values), "run CPU per byte ratios");
+  // Over the median of the reference's runs rather than run by run: the
+  // host's speed is one factor per side, and pairing runs would add the
+  // reference's own scatter to the subject's.
+  auto ref = cpu_samples(reference);
+  if (!ref || !(ref->point > 0)) return std::nullopt;
+  auto own = cpu_samples(subject);
+  if (!own) return std::nullopt;
+  for (double& v : own->samples) v /= ref->point;
+  return from_values(std::move(own->samples), "run CPU per byte over the reference's median");
 }
 
 std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const ResultRecord*>& subject,
@@ -123,9 +111,14 @@ std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& 
 
 double relative_spread(const std::vector<double>& samples) {
   if (samples.size() < 2) return 0;
-  const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
   const double mid = median_of(samples);
-  return mid > 0 ? (*hi - *lo) / mid : 0;
+  if (!(mid > 0)) return 0;
+  // 3.5 median absolute deviations: about what max - min is for five runs
+  // of normal scatter, but one stray run (the first of a configuration often
+  // is one) does not set it.
+  std::vector<double> deviations;
+  for (double v : samples) deviations.push_back(std::abs(v - mid));
+  return kSpreadPerDeviation * median_of(std::move(deviations)) / mid;
 }
 
 }  // namespace omnib

@@ -46,9 +46,9 @@ std::optional<MetricSamples> best_dense_speedup_samples(const std::vector<const 
 // CPU time of all ranks per wire byte, run by run; absent when no run counted bytes.
 std::optional<MetricSamples> cpu_samples(const std::vector<const ResultRecord*>& records);
 
-// The subject's CPU per wire byte over the reference's, run by run (paired
-// as speedup_samples pairs them): a machine that is slower at everything,
-// another CI host say, cancels out. Absent when they never ran together.
+// The subject's CPU per wire byte, run by run, over the median of the
+// reference's runs on the same side: a machine that is slower at everything,
+// another CI host say, cancels out. Absent when either counted no bytes.
 std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRecord*>& subject,
                                                const std::vector<const ResultRecord*>& reference);
 
@@ -56,7 +56,9 @@ std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRec
 std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& records);
 std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& records);
 
-// (max - min) / median of the samples: how far apart runs of one build fall.
+// How far apart runs of one build fall, relative to their median:
+// kSpreadPerDeviation median absolute deviations over the median.
+inline constexpr double kSpreadPerDeviation = 3.5;
 double relative_spread(const std::vector<double>& samples);
 
 }  // namespace omnib
