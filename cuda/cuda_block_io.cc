@@ -117,21 +117,18 @@ Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uin
 void CudaBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
   const uint64_t* indices = send_.indices.as<uint64_t>();
   const size_t block_bytes = layout_.block_size() * elem_size_;
-  uint64_t pos = 0;
+  uint64_t previous = 0;
   for (size_t i = 0; i < blocks.size(); ++i) {
+    // Packed blocks sit back to back in index order; only the tensor's last is short.
     const uint64_t b = blocks[i];
-    // Packed blocks sit back to back in index order (only the tensor's last
-    // is short), so a batch's blocks are mostly at consecutive positions.
-    const bool follows = i > 0 && pos + 1 < send_.staged && indices[pos + 1] == b;
-    pos = follows ? pos + 1
-                  : static_cast<uint64_t>(std::lower_bound(indices + (i > 0 ? pos + 1 : 0), indices + send_.staged, b) -
-                                          indices);
+    const uint64_t pos = static_cast<uint64_t>(std::lower_bound(indices, indices + send_.staged, b) - indices);
     const size_t len = layout_.block_length(b) * elem_size_;
-    if (follows) {
+    if (i > 0 && pos == previous + 1) {  // the first block always starts an iovec of its own
       out.back().iov_len += len;
     } else {
       out.push_back({send_.values.as<uint8_t>() + pos * block_bytes, len});
     }
+    previous = pos;
   }
 }
 

@@ -136,10 +136,6 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
   return Status::ok();
 }
 
-}  // namespace
-
-namespace {
-
 // Elements [from, to) of a sparse batch's values into their block at dst.
 // The element size is a template argument so each copy is one move, not a
 // library call (this loop runs once per non-zero element received).
@@ -156,13 +152,11 @@ void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* d
     return;
   }
   std::memset(dst, 0, len * elem_size);
-  if (elem_size == 4) {
-    expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
-  } else if (elem_size == 2) {
+  // Elements are 2 or 4 bytes (dtype_size).
+  if (elem_size == 2) {
     expand_elements<2>(positions.data(), first[i], first[i + 1], values, dst);
   } else {
-    for (uint32_t k = first[i]; k < first[i + 1]; ++k)
-      std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
+    expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
   }
 }
 

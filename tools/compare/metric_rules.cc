@@ -176,10 +176,12 @@ void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::
     if (algo == o.cpu_reference) return;  // the unit the others are measured in
     b = cpu_ratio_samples(base, runs_of(config.baseline, o.cpu_reference));
     c = cpu_ratio_samples(cur, runs_of(config.current, o.cpu_reference));
-    if (!b || !c)
-      out.notes.push_back(algo + ": CPU per byte not compared: " + o.cpu_reference +
-                          (b || c ? std::string(" ran beside it only ") + (b ? "in the baseline" : "now")
-                                  : " did not run beside it (--cpu-reference)"));
+    if (!b || !c) {
+      const char* where = b   ? " ran beside it only in the baseline"
+                          : c ? " ran beside it only now"
+                              : " did not run beside it (--cpu-reference)";
+      out.notes.push_back(algo + ": CPU per byte not compared: " + o.cpu_reference + where);
+    }
   }
   if (!b || !c) return;  // no wire bytes counted (Gloo, NCCL): no CPU per byte
   // How far runs of one build fall apart widens the tolerance.
