@@ -152,11 +152,15 @@ void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* d
     return;
   }
   std::memset(dst, 0, len * elem_size);
-  // Elements are 2 or 4 bytes (dtype_size).
+  // The tensors' dtypes are 2 or 4 bytes (dtype_size); any other size the
+  // decoder accepts takes the general copy.
   if (elem_size == 2) {
     expand_elements<2>(positions.data(), first[i], first[i + 1], values, dst);
-  } else {
+  } else if (elem_size == 4) {
     expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
+  } else {
+    for (uint32_t k = first[i]; k < first[i + 1]; ++k)
+      std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
   }
 }
 
