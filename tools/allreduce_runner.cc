@@ -403,6 +403,13 @@ class RankRun {
           *s.samples.wire += *wire_after - *wire_before;
         }
       }
+      // No rank checks (or poisons the next output) before every rank has
+      // left the call: on a host the ranks share, that work would take the
+      // CPU from a rank still in the call and stretch its time.
+      OMNIB_RETURN_IF_ERROR(store_barrier(*store_,
+                                          sr.cfg + "/" + std::to_string(run) + "/" + std::to_string(sr.round) + "/" +
+                                              std::to_string(a) + "/done",
+                                          job_.world()));
       OMNIB_RETURN_IF_ERROR(check_call(t, sr.call, s.samples));
       resources_->count_call();
     }

@@ -62,10 +62,10 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
       link_rate_bps_(setup.link_rate_bps),
       layout_kind_(setup.shard_layout),
       encoding_(options.dense ? EncodingPolicy::kBlocks : setup.encoding),
-      route_policy_(options.dense ? RoutePolicy::kShards : setup.route),
       timeout_(setup.timeout),
       links_(std::move(links)),
-      io_(std::move(io)) {
+      io_(std::move(io)),
+      route_policy_(options.dense ? RoutePolicy::kShards : setup.route) {
   int lanes = 0;
   if (job_.is_worker()) {
     lanes += 2;
