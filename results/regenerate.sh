@@ -28,9 +28,9 @@ study() {
 
 # Scaling at the link's limit: omni with one dedicated aggregator per worker
 # on emulated links of rate $1, 2 to 8 workers (up to 16 ranks on this
-# machine): its time should not grow with the worker count. Run at 100 Mbit/s
-# and at 25 Mbit/s, where 16 ranks leave this machine's two cores mostly
-# idle: what the protocol does when the CPU is out of the way.
+# machine): its time should not grow with the worker count. Run at 100 Mbit/s,
+# at 25 Mbit/s and at 10 Mbit/s, where 16 ranks leave this machine's two cores
+# mostly idle: what the protocol does when the CPU is out of the way.
 scaling() {
   "$bin" sweep --net emulate --link-rate "$1" --density 0.1 --overlap full --aggregators nodes --nodes 2,4,8 \
     --algo omni --sizes 16M -n 5 -w 1 --repeat 3 -J "$2" "${@:3}"
@@ -62,7 +62,7 @@ esac
 study results/example-study.json --force
 rm -rf plots/example-study
 "$bin" plot results/example-study.json -o plots/example-study
-for rate in 100mbit 25mbit; do
+for rate in 100mbit 25mbit 10mbit; do
   scaling "$rate" "results/scaling-$rate.json" --force
   rm -rf "plots/scaling-$rate"
   "$bin" plot "results/scaling-$rate.json" -o "plots/scaling-$rate"
