@@ -16,12 +16,12 @@ bin="${OMNI_BENCH:-build/omni-bench}"
 [[ -x "$bin" ]] || { echo "regenerate: $bin is missing: build first (ci/setup.sh)" >&2; exit 2; }
 
 # The example study: omni against the dense and sparse baselines over
-# density and node count, on block-sparse and top-k data, in fp32 and bf16,
+# density and node count, on block-sparse, top-k and scattered data, in fp32 and bf16,
 # on emulated 1 Gbit/s links so that the network, not this machine's CPU,
 # sets the pace. Three whole runs per point.
 study() {
   "$bin" sweep --net emulate --link-rate 1gbit --density 0.001,0.01,0.1,0.3,1 --nodes 2,4 \
-    --workload blocks,topk -d float,bf16 \
+    --workload blocks,topk,scattered -d float,bf16 \
     --algo omni,ring,ps,tree,gloo-ring-chunked,allgather,sparcml-split,oktopk --sizes 4M -n 10 -w 2 --repeat 3 \
     -J "$1" "${@:2}"
 }
