@@ -16,8 +16,12 @@ std::pair<std::unique_ptr<LocalConnection>, std::unique_ptr<LocalConnection>> Lo
   return {std::move(a), std::move(b)};
 }
 
+// The wakers are told while the queue's lock is held: set_wakers() takes that
+// lock, so once it returns no notify of the old waker is still running, and
+// its owner may destroy it (told after the unlock, a sender's last notify
+// could reach a waker already gone: a lock on freed stack memory, which hung
+// RankOrderMerge's test under load).
 Result<bool> LocalConnection::try_put(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) {
-  Waker* wake = nullptr;
   {
     std::lock_guard lock(out_->mu);
     if (out_->aborted) return unavailable_error(name() + " was aborted");
@@ -38,10 +42,9 @@ Result<bool> LocalConnection::try_put(wire::FrameType type, uint32_t tag, uint64
     }
     out_->frames.push_back(std::move(frame));
     ++out_->posted;
-    wake = out_->receiver_waker;
+    if (out_->receiver_waker) out_->receiver_waker->notify();
   }
   out_->cv.notify_all();
-  if (wake) wake->notify();
   return true;
 }
 
@@ -58,7 +61,6 @@ Status LocalConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, s
 }
 
 Result<bool> LocalConnection::try_recv(Frame& frame) {
-  Waker* wake = nullptr;
   {
     std::lock_guard lock(in_->mu);
     if (in_->frames.empty()) {
@@ -70,10 +72,9 @@ Result<bool> LocalConnection::try_recv(Frame& frame) {
     if (in_->spare_payloads.size() < in_->capacity)
       in_->spare_payloads.push_back(std::move(in_->frames.front().payload));
     in_->frames.pop_front();
-    wake = in_->sender_waker;
+    if (in_->sender_waker) in_->sender_waker->notify();
   }
   in_->cv.notify_all();
-  if (wake) wake->notify();
   return true;
 }
 
@@ -129,16 +130,13 @@ size_t LocalConnection::recv_window() const {
 
 void LocalConnection::abort() {
   for (auto* q : {in_.get(), out_.get()}) {
-    Waker* wakers[2];
     {
       std::lock_guard lock(q->mu);
       q->aborted = true;
-      wakers[0] = q->receiver_waker;
-      wakers[1] = q->sender_waker;
+      for (Waker* w : {q->receiver_waker, q->sender_waker})
+        if (w) w->notify();
     }
     q->cv.notify_all();
-    for (Waker* w : wakers)
-      if (w) w->notify();
   }
 }
 
