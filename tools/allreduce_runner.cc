@@ -375,10 +375,10 @@ class RankRun {
       if (!s.collective) continue;
       // The first call of the first algorithm finds the inputs fresh.
       if (sr.call > 0 || a > 0 || !plan_.base.inplace) OMNIB_RETURN_IF_ERROR(before_call(t, *sr.workload));
+      const std::string call_name =
+          sr.cfg + "/" + std::to_string(run) + "/" + std::to_string(sr.round) + "/" + std::to_string(a);
       const auto barrier_begin = tracer_.before_call(timed, timed_call);
-      OMNIB_RETURN_IF_ERROR(store_barrier(
-          *store_, sr.cfg + "/" + std::to_string(run) + "/" + std::to_string(sr.round) + "/" + std::to_string(a),
-          job_.world()));
+      OMNIB_RETURN_IF_ERROR(store_barrier(*store_, call_name, job_.world()));
       const auto barrier_end = Clock::now();
       // Every rank is past the previous call: its bytes have left the queues.
       if (link_meter_)
@@ -406,10 +406,7 @@ class RankRun {
       // No rank checks (or poisons the next output) before every rank has
       // left the call: on a host the ranks share, that work would take the
       // CPU from a rank still in the call and stretch its time.
-      OMNIB_RETURN_IF_ERROR(store_barrier(*store_,
-                                          sr.cfg + "/" + std::to_string(run) + "/" + std::to_string(sr.round) + "/" +
-                                              std::to_string(a) + "/done",
-                                          job_.world()));
+      OMNIB_RETURN_IF_ERROR(store_barrier(*store_, call_name + "/done", job_.world()));
       OMNIB_RETURN_IF_ERROR(check_call(t, sr.call, s.samples));
       resources_->count_call();
     }

@@ -137,11 +137,14 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
 }
 
 // Elements [from, to) of a sparse batch's values into their block at dst.
-// The element size is a template argument so each copy is one move, not a
-// library call (this loop runs once per non-zero element received).
+// A known element size is a template argument, so each copy is one move, not
+// a library call (this loop runs once per non-zero element received); with
+// kElem 0 the size is elem_size.
 template <size_t kElem>
-void expand_elements(const uint32_t* positions, uint32_t from, uint32_t to, const uint8_t* values, uint8_t* dst) {
-  for (uint32_t k = from; k < to; ++k) std::memcpy(dst + positions[k] * kElem, values + uint64_t{k} * kElem, kElem);
+void expand_elements(const uint32_t* positions, uint32_t from, uint32_t to, const uint8_t* values, uint8_t* dst,
+                     size_t elem_size = kElem) {
+  const size_t e = kElem ? kElem : elem_size;
+  for (uint32_t k = from; k < to; ++k) std::memcpy(dst + positions[k] * e, values + uint64_t{k} * e, e);
 }
 
 }  // namespace
@@ -159,8 +162,7 @@ void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* d
   } else if (elem_size == 4) {
     expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
   } else {
-    for (uint32_t k = first[i]; k < first[i + 1]; ++k)
-      std::memcpy(dst + positions[k] * elem_size, values + uint64_t{k} * elem_size, elem_size);
+    expand_elements<0>(positions.data(), first[i], first[i + 1], values, dst, elem_size);
   }
 }
 

@@ -177,9 +177,9 @@ void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::
     b = cpu_ratio_samples(base, runs_of(config.baseline, o.cpu_reference));
     c = cpu_ratio_samples(cur, runs_of(config.current, o.cpu_reference));
     if (!b || !c) {
-      const char* where = b   ? " ran beside it only in the baseline"
-                          : c ? " ran beside it only now"
-                              : " did not run beside it (--cpu-reference)";
+      std::string where = " did not run beside it (--cpu-reference)";
+      if (b) where = " ran beside it only in the baseline";
+      if (c) where = " ran beside it only now";
       out.notes.push_back(algo + ": CPU per byte not compared: " + o.cpu_reference + where);
     }
   }
