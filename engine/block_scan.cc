@@ -1,6 +1,9 @@
 #include "engine/block_scan.h"
 
 #include <algorithm>
+#include <cstring>
+
+#include "engine/nonzero_mask.h"
 
 namespace omnib {
 namespace {
@@ -141,6 +144,58 @@ void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const Blo
     find_and_count(static_cast<const uint16_t*>(data), layout, range, out, counts);
   else
     find_and_count(static_cast<const uint32_t*>(data), layout, range, out, counts);
+}
+
+namespace {
+
+// The scan's count sizes the lists first: each element is then two stores.
+template <typename W>
+void take_found(const W* t, const BlockLayout& layout, const std::vector<uint64_t>& out,
+                const std::vector<uint32_t>& counts, size_t from, FoundElements& taken) {
+  for (size_t k = from; k < out.size(); ++k) {
+    const uint64_t len = layout.block_length(out[k]);
+    if (counts[k] > len / kTakeDivisor) {
+      taken.first.push_back(FoundElements::kNotTaken);
+      continue;
+    }
+    const size_t at = taken.positions.size();
+    taken.first.push_back(at);
+    taken.positions.resize(at + counts[k]);
+    taken.values.resize((at + counts[k]) * sizeof(W));
+    uint32_t* pos = taken.positions.data() + at;
+    uint8_t* val = taken.values.data() + at * sizeof(W);
+    const auto* src = reinterpret_cast<const uint8_t*>(t + layout.block_begin(out[k]));
+    for_each_nonzero<W>(src, len, [&](size_t i) {
+      *pos++ = static_cast<uint32_t>(i);
+      std::memcpy(val, src + i * sizeof(W), sizeof(W));
+      val += sizeof(W);
+    });
+  }
+}
+
+// The found blocks of `range` a piece at a time, each piece's elements
+// taken right after it was searched, while it is still in cache.
+template <typename W>
+void find_count_and_take(const W* t, const BlockLayout& layout, BlockRange range, std::vector<uint64_t>& out,
+                         std::vector<uint32_t>& counts, FoundElements& taken) {
+  constexpr uint64_t kPieceBytes = 64 << 10;
+  const uint64_t piece = std::max<uint64_t>(1, kPieceBytes / (layout.block_size() * sizeof(W)));
+  for (uint64_t begin = range.begin; begin < range.end; begin += piece) {
+    const size_t before = out.size();
+    find_and_count_nonzero_blocks(t, sizeof(W), layout, {begin, std::min(range.end, begin + piece)}, out, counts);
+    take_found(t, layout, out, counts, before, taken);
+  }
+}
+
+}  // namespace
+
+void find_count_and_take_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout,
+                                        BlockRange range, std::vector<uint64_t>& out, std::vector<uint32_t>& counts,
+                                        FoundElements& taken) {
+  if (elem_size == 2)
+    find_count_and_take(static_cast<const uint16_t*>(data), layout, range, out, counts, taken);
+  else
+    find_count_and_take(static_cast<const uint32_t*>(data), layout, range, out, counts, taken);
 }
 
 std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/found_elements.h"
 #include "engine/tensor.h"
 
 namespace omnib {
@@ -34,6 +35,14 @@ void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& 
 // than after the whole range was searched.
 void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                                    std::vector<uint64_t>& out, std::vector<uint32_t>& counts);
+
+// find_and_count_nonzero_blocks, and for every found block with at most
+// length / kTakeDivisor non-zeros its non-zero elements too, taken from
+// cache (engine/found_elements.h): `taken.first` gets one entry per found
+// block.
+void find_count_and_take_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout,
+                                        BlockRange range, std::vector<uint64_t>& out, std::vector<uint32_t>& counts,
+                                        FoundElements& taken);
 
 // Same as above but for a whole tensor, without reusing a buffer.
 std::vector<uint64_t> nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout);

@@ -151,6 +151,50 @@ TEST(EncodingPack, RoomFollowsTheNonZeros) {
   }
 }
 
+// Packing from the elements the scan took gives the very bytes packing from
+// the tensor gives: both widths, tiny to long blocks, a short last block,
+// both sparse encodings, batches that skip blocks.
+TEST(EncodingPack, TakenElementsPackToTheBytesOfTheTensor) {
+  for (size_t elem : {size_t{2}, size_t{4}}) {
+    for (size_t block : {size_t{7}, size_t{16}, size_t{256}, size_t{1000}}) {
+      for (double fill : {0.002, 0.05, 0.2}) {
+        const size_t count = 6000 + block / 2;
+        const auto t = tensor_bytes(count, elem, fill, 11);
+        const BlockLayout layout(count, block);
+        std::vector<uint64_t> found;
+        std::vector<uint32_t> counts;
+        FoundElements taken;
+        find_count_and_take_nonzero_blocks(t.data(), elem, layout, {0, layout.num_blocks()}, found, counts, taken);
+        // Batches of the taken blocks only, three found blocks apart at most.
+        std::vector<uint64_t> blocks;
+        std::vector<uint32_t> batch_counts;
+        std::vector<uint32_t> positions;
+        UninitBytes values;
+        for (size_t k = 0; k < found.size(); k += 1 + k % 3) {
+          if (taken.first[k] == FoundElements::kNotTaken) continue;
+          blocks.push_back(found[k]);
+          batch_counts.push_back(counts[k]);
+          const uint64_t at = taken.first[k];
+          positions.insert(positions.end(), taken.positions.begin() + static_cast<std::ptrdiff_t>(at),
+                           taken.positions.begin() + static_cast<std::ptrdiff_t>(at + counts[k]));
+          values.insert(values.end(), taken.values.begin() + static_cast<std::ptrdiff_t>(at * elem),
+                        taken.values.begin() + static_cast<std::ptrdiff_t>((at + counts[k]) * elem));
+        }
+        if (blocks.empty()) continue;
+        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+          const Built want = build(e, blocks, t, layout, elem, kEndOfStream);
+          UninitBytes got;
+          pack_sparse_taken(e, blocks, batch_counts, layout, elem, positions.data(), values.data(), got);
+          const size_t head = sizeof(BatchHeader) + (e == BlockEncoding::kBitmap ? blocks.size() * 8 : 0);
+          ASSERT_EQ(head + got.size(), want.payload.size()) << elem << " " << block << " " << fill;
+          ASSERT_EQ(0, std::memcmp(got.data(), want.payload.data() + head, got.size()))
+              << block_encoding_name(e) << " elem " << elem << " block " << block << " fill " << fill;
+        }
+      }
+    }
+  }
+}
+
 // A count that disagrees with the values is refused, never written past.
 TEST(EncodingPack, ACountThatDisagreesWithTheValuesIsAnInternalError) {
   const size_t elem = 4;

@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cstring>
 #include <random>
 
 #include "engine/block_scan.h"
+#include "engine/nonzero_mask.h"
 
 namespace omnib {
 namespace {
@@ -99,6 +102,83 @@ TEST(BlockScan, FindAndCountAgreesWithFindThenCount) {
               << "block " << got[i];
       }
     }
+  }
+}
+
+// The scan that also takes elements finds and counts what find_and_count
+// does, takes exactly the non-zeros (values and positions) of every block
+// with at most length / kTakeDivisor of them, and no other block's.
+TEST(BlockScan, TakingScanTakesTheNonZerosOfSparseBlocksOnly) {
+  std::mt19937 rng(9);
+  for (size_t elem : {size_t{2}, size_t{4}}) {
+    for (size_t block : {size_t{1}, size_t{7}, size_t{16}, size_t{33}, size_t{256}, size_t{4096}}) {
+      for (double fill : {0.0, 0.003, 0.1, 0.5}) {
+        const size_t count = 30000 + block / 2;
+        std::vector<uint8_t> t(count * elem, 0);
+        std::bernoulli_distribution hit(fill), negative_zero(0.05);
+        for (size_t i = 0; i < count; ++i) {
+          if (hit(rng)) t[i * elem] = static_cast<uint8_t>(1 + i % 200);
+          else if (negative_zero(rng)) t[i * elem + elem - 1] = 0x80;
+        }
+        const BlockLayout layout(count, block);
+        const BlockRange range{layout.num_blocks() / 5, layout.num_blocks()};
+        std::vector<uint64_t> want, got;
+        std::vector<uint32_t> want_counts, counts;
+        FoundElements taken;
+        find_and_count_nonzero_blocks(t.data(), elem, layout, range, want, want_counts);
+        find_count_and_take_nonzero_blocks(t.data(), elem, layout, range, got, counts, taken);
+        ASSERT_EQ(got, want) << elem << " " << block << " " << fill;
+        ASSERT_EQ(counts, want_counts);
+        ASSERT_EQ(taken.first.size(), got.size());
+        uint64_t listed = 0;
+        for (size_t k = 0; k < got.size(); ++k) {
+          const uint64_t len = layout.block_length(got[k]);
+          if (counts[k] > len / kTakeDivisor) {
+            ASSERT_EQ(taken.first[k], FoundElements::kNotTaken) << "block " << got[k];
+            continue;
+          }
+          ASSERT_EQ(taken.first[k], listed) << "block " << got[k];
+          const uint8_t* b = t.data() + layout.block_begin(got[k]) * elem;
+          std::vector<uint32_t> positions;
+          for (uint32_t i = 0; i < len; ++i) {
+            uint32_t w = 0;
+            std::memcpy(&w, b + i * elem, elem);
+            if (w & (elem == 2 ? 0x7fffu : 0x7fffffffu)) positions.push_back(i);
+          }
+          ASSERT_EQ(std::vector<uint32_t>(taken.positions.begin() + static_cast<std::ptrdiff_t>(listed),
+                                          taken.positions.begin() + static_cast<std::ptrdiff_t>(listed + counts[k])),
+                    positions)
+              << "block " << got[k];
+          for (size_t j = 0; j < positions.size(); ++j)
+            ASSERT_EQ(0, std::memcmp(taken.values.data() + (listed + j) * elem, b + positions[j] * elem, elem));
+          listed += counts[k];
+        }
+        EXPECT_EQ(taken.positions.size(), listed);
+        EXPECT_EQ(taken.values.size(), listed * elem);
+      }
+    }
+  }
+}
+
+// The vector mask is the element-by-element definition, for every bit
+// pattern class: zeros, negative zeros, denormals, sign-only and full words.
+TEST(NonzeroMask, VectorMaskMatchesTheDefinition) {
+  std::mt19937 rng(3);
+  const uint32_t words[] = {0, 0x80000000u, 1, 0x7fffffffu, 0xffffffffu, 0x3f800000u, 0x00008000u, 0x80008000u};
+  for (int trial = 0; trial < 2000; ++trial) {
+    uint32_t w32[16];
+    uint16_t w16[16];
+    for (int j = 0; j < 16; ++j) {
+      w32[j] = words[rng() % 8];
+      w16[j] = static_cast<uint16_t>(words[rng() % 8] >> (rng() % 2 ? 16 : 0));
+    }
+    const auto* b32 = reinterpret_cast<const uint8_t*>(w32);
+    const auto* b16 = reinterpret_cast<const uint8_t*>(w16);
+    ASSERT_EQ(nonzero_mask16<uint32_t>(b32), nonzero_mask16_portable<uint32_t>(b32));
+    ASSERT_EQ(nonzero_mask16<uint16_t>(b16), nonzero_mask16_portable<uint16_t>(b16));
+    std::vector<size_t> seen;
+    for_each_nonzero<uint32_t>(b32, 16, [&](size_t i) { seen.push_back(i); });
+    ASSERT_EQ(seen.size(), static_cast<size_t>(std::popcount(nonzero_mask16_portable<uint32_t>(b32))));
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 
+#include "engine/block_scan.h"
 #include "engine/float16.h"
 
 namespace omnib {
@@ -234,6 +235,86 @@ TEST(ShardAggregator16Bit, SumsInFp32AndRoundsOnce) {
     EXPECT_EQ(std::vector<uint8_t>(out.values.data() + 6, out.values.data() + 8), element_bytes(big + 2, dtype));
     EXPECT_EQ(std::vector<uint8_t>(out.values.data() + 8, out.values.data() + 10), element_bytes(3.0f, dtype));
   }
+}
+
+// A worker's whole tensor (fp32) as one batch in `encoding`.
+Frame make_encoded(const std::vector<float>& tensor, const BlockLayout& layout, BlockEncoding encoding,
+                   BatchView& view) {
+  const std::vector<uint64_t> blocks = nonzero_blocks(tensor.data(), 4, layout);
+  uint64_t nonzeros = 0;
+  std::vector<iovec> values;
+  for (uint64_t b : blocks) {
+    nonzeros += count_nonzero(tensor.data() + layout.block_begin(b), layout.block_length(b), 4);
+    values.push_back({const_cast<float*>(tensor.data() + layout.block_begin(b)), layout.block_length(b) * 4});
+  }
+  const BatchHeader h{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(encoding), kEndOfStream};
+  std::vector<iovec> iov;
+  batch_prefix_iovecs(h, blocks, iov);
+  UninitBytes packed;
+  if (encoding == BlockEncoding::kBlocks) {
+    iov.insert(iov.end(), values.begin(), values.end());
+  } else {
+    EXPECT_TRUE(pack_sparse(encoding, blocks, layout, 4, nonzeros, values, packed).is_ok());
+    iov.push_back({packed.data(), packed.size()});
+  }
+  Frame f;
+  for (const iovec& v : iov)
+    f.payload.insert(f.payload.end(), static_cast<uint8_t*>(v.iov_base), static_cast<uint8_t*>(v.iov_base) + v.iov_len);
+  EXPECT_TRUE(decode_batch(f.payload, layout, 4, ShardMap(layout.num_blocks(), 1, ShardLayout::kContiguous, 1), 0, view)
+                  .is_ok());
+  return f;
+}
+
+// The route's estimate of each sum's non-zeros: the holders' counts when
+// all sent the block sparse (exact for one holder; capped at the length),
+// uncounted when one sent it whole.
+TEST(ShardAggregatorCounts, EstimatesFromTheHoldersSparseCounts) {
+  const BlockLayout layout(16, 4);  // 4 blocks of 4
+  std::vector<float> a(16, 0.0f), b(16, 0.0f);
+  a[0] = 1;                          // block 0: a alone, 1 non-zero
+  a[4] = 1, b[5] = 2;                // block 1: both, 1 + 1
+  a[8] = a[9] = a[10] = 1;           // block 2: both, 3 + 3 capped at 4
+  b[8] = b[9] = b[11] = 1;
+  b[12] = b[13] = 5;                 // block 3: b alone, 2
+  for (BlockEncoding eb : {BlockEncoding::kCoo, BlockEncoding::kBlocks}) {
+    ShardAggregator agg(2, DType::kFloat32);
+    agg.reset(layout);
+    BatchView va, vb;
+    Frame fa = make_encoded(a, layout, BlockEncoding::kBitmap, va);
+    Frame fb = make_encoded(b, layout, eb, vb);
+    ASSERT_TRUE(agg.push(0, std::move(fa), std::move(va)).is_ok());
+    ASSERT_TRUE(agg.push(1, std::move(fb), std::move(vb)).is_ok());
+    ResultBatch out;
+    int waiting = -1;
+    ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+    ASSERT_EQ(out.indices, (std::vector<uint64_t>{0, 1, 2, 3}));
+    const uint32_t u = ResultBatch::kUncounted;
+    if (eb == BlockEncoding::kCoo)
+      EXPECT_EQ(out.estimated_counts, (std::vector<uint32_t>{1, 2, 4, 2}));
+    else
+      EXPECT_EQ(out.estimated_counts, (std::vector<uint32_t>{1, u, u, u}));
+  }
+}
+
+// A consumed batch's view comes back for the next decode with its lists'
+// memory: a view freed per frame made the allocator return pages to the
+// system and fault them in again every call.
+TEST(ShardAggregatorCounts, ConsumedViewsAreKeptForReuse) {
+  const BlockLayout layout(4096, 256);
+  std::vector<float> t(4096, 0.0f);
+  for (size_t i = 0; i < t.size(); i += 37) t[i] = 1;
+  ShardAggregator agg(1, DType::kFloat32);
+  agg.reset(layout);
+  BatchView view = agg.take_spare_view();
+  EXPECT_EQ(view.positions.capacity(), 0u);
+  Frame f = make_encoded(t, layout, BlockEncoding::kCoo, view);
+  const size_t capacity = view.positions.capacity();
+  ASSERT_GT(capacity, 0u);
+  ASSERT_TRUE(agg.push(0, std::move(f), std::move(view)).is_ok());
+  ResultBatch out;
+  int waiting = -1;
+  ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_GE(agg.take_spare_view().positions.capacity(), capacity);
 }
 
 }  // namespace

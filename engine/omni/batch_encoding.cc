@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/nonzero_mask.h"
 
 namespace omnib {
 namespace {
@@ -96,40 +97,18 @@ namespace {
 
 // One block's non-zero elements: appended to `vals` (advanced), their
 // positions marked in `map` (bitmap) or appended to `offs` (offsets, from
-// `base`). T is the element's bits; the sign bit alone is zero. Branch-free:
-// every element is written and the cursors advance only past non-zeros (a
-// top-k block's zeros and non-zeros alternate unpredictably), which never
-// writes past the room pack_sparse gave: one element's worth per element.
+// `base`). T is the element's bits; the sign bit alone is zero.
 template <typename T, bool kBitmap>
 void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
-  constexpr T kMagnitude = static_cast<T>(~T{0} >> 1);
-  constexpr size_t kGroup = 8;
-  for (size_t i = 0; i < len; ++i) {
-    if (i % kGroup == 0 && i + kGroup <= len) {
-      // Most groups of a top-k block are all zero: skip them in one test.
-      T any = 0;
-      for (size_t j = 0; j < kGroup; ++j) {
-        T w;
-        std::memcpy(&w, src + (i + j) * sizeof(T), sizeof(T));
-        any |= w & kMagnitude;
-      }
-      if (!any) {
-        i += kGroup - 1;
-        continue;
-      }
-    }
-    T v;
-    std::memcpy(&v, src + i * sizeof(T), sizeof(T));
-    const unsigned nonzero = (v & kMagnitude) != 0;
+  for_each_nonzero<T>(src, len, [&](size_t i) {
     if constexpr (kBitmap) {
-      map[i / 8] |= static_cast<uint8_t>(nonzero << (i % 8));
+      map[i / 8] |= static_cast<uint8_t>(1u << (i % 8));
     } else {
-      *offs = static_cast<uint32_t>(base + i);
-      offs += nonzero;
+      *offs++ = static_cast<uint32_t>(base + i);
     }
-    std::memcpy(vals, &v, sizeof(T));
-    vals += nonzero * sizeof(T);
-  }
+    std::memcpy(vals, src + i * sizeof(T), sizeof(T));
+    vals += sizeof(T);
+  });
 }
 
 template <typename T>
@@ -139,6 +118,19 @@ void pack_block(bool bitmap, const uint8_t* src, size_t len, uint8_t* map, uint3
     pack_block<T, true>(src, len, map, offs, base, vals);
   else
     pack_block<T, false>(src, len, map, offs, base, vals);
+}
+
+// The offsets encoding's head (the first block, the count, the padding after
+// the offsets) into `out`, which has room for it; returns where the values go.
+uint64_t write_offsets_head(std::span<const uint64_t> blocks, uint64_t nonzeros, UninitBytes& out) {
+  const uint64_t first = blocks.empty() ? 0 : blocks.front();
+  const auto m = static_cast<uint32_t>(nonzeros);
+  std::memcpy(out.data(), &first, 8);
+  std::memcpy(out.data() + 8, &m, 4);
+  std::memset(out.data() + 12, 0, 4);  // reserved
+  const uint64_t packed_at = 16 + pad8(nonzeros * 4);
+  std::memset(out.data() + 16 + nonzeros * 4, 0, packed_at - 16 - nonzeros * 4);
+  return packed_at;
 }
 
 }  // namespace
@@ -185,18 +177,44 @@ Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
     out.resize(values_at + nonzeros * elem_size);
     return Status::ok();
   }
-  // Offsets: the first block and the count, then the offsets (padded to 8),
-  // then the values, moved down next to them.
-  const uint64_t first = blocks.empty() ? 0 : blocks.front();
-  const auto m = static_cast<uint32_t>(nonzeros);
-  std::memcpy(out.data(), &first, 8);
-  std::memcpy(out.data() + 8, &m, 4);
-  std::memset(out.data() + 12, 0, 4);  // reserved
-  const uint64_t packed_at = 16 + pad8(nonzeros * 4);
-  std::memset(out.data() + 16 + nonzeros * 4, 0, packed_at - 16 - nonzeros * 4);
+  // Offsets: the values move down next to the offsets.
+  const uint64_t packed_at = write_offsets_head(blocks, nonzeros, out);
   std::memmove(out.data() + packed_at, values_begin, nonzeros * elem_size);
   out.resize(packed_at + nonzeros * elem_size);
   return Status::ok();
+}
+
+void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
+                       const BlockLayout& layout, size_t elem_size, const uint32_t* positions, const uint8_t* values,
+                       UninitBytes& out) {
+  uint64_t nonzeros = 0, map_bytes = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    nonzeros += counts[i];
+    map_bytes += (layout.block_length(blocks[i]) + 7) / 8;
+  }
+  const uint64_t value_bytes = nonzeros * elem_size;
+  if (e == BlockEncoding::kBitmap) {
+    out.resize(pad8(map_bytes) + value_bytes);
+    std::memset(out.data(), 0, pad8(map_bytes));
+    uint8_t* map = out.data();
+    const uint32_t* pos = positions;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      for (const uint32_t* end = pos + counts[i]; pos != end; ++pos) map[*pos / 8] |= static_cast<uint8_t>(1u << (*pos % 8));
+      map += (layout.block_length(blocks[i]) + 7) / 8;
+    }
+    std::memcpy(out.data() + pad8(map_bytes), values, value_bytes);
+    return;
+  }
+  out.resize(16 + pad8(nonzeros * 4) + value_bytes);
+  const uint64_t packed_at = write_offsets_head(blocks, nonzeros, out);
+  const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
+  auto* offs = reinterpret_cast<uint32_t*>(out.data() + 16);
+  const uint32_t* pos = positions;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto from = static_cast<uint32_t>(layout.block_begin(blocks[i]) - base);
+    for (const uint32_t* end = pos + counts[i]; pos != end; ++pos) *offs++ = from + *pos;
+  }
+  std::memcpy(out.data() + packed_at, values, value_bytes);
 }
 
 }  // namespace omnib

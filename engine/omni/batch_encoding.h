@@ -72,4 +72,12 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
 Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
                    uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out);
 
+// The same bytes as pack_sparse, for a batch whose blocks' non-zero
+// elements the scan took (engine/found_elements.h): block i's counts[i]
+// elements are next in `positions` (within the block) and `values`, from
+// the batch's first block on. No pass over the tensor.
+void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
+                       const BlockLayout& layout, size_t elem_size, const uint32_t* positions, const uint8_t* values,
+                       UninitBytes& out);
+
 }  // namespace omnib

@@ -50,6 +50,12 @@ Status HostBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uin
   return Status::ok();
 }
 
+Status HostBlockIo::find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found,
+                                std::vector<uint32_t>& nonzeros, FoundElements& taken) {
+  find_count_and_take_nonzero_blocks(in_.data, elem_size_, layout_, BlockRange{from, to}, found, nonzeros, taken);
+  return Status::ok();
+}
+
 void HostBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
   const auto* base = static_cast<const char*>(in_.data);
   for (size_t i = 0; i < blocks.size(); ++i) {

@@ -20,6 +20,9 @@ class HostBlockIo final : public WorkerBlockIo {
                const ShardMap& shards) override;
   Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
               std::vector<uint32_t>* nonzeros) override;
+  // Takes the elements of sparse blocks as it scans them (block_scan.h).
+  Status find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found, std::vector<uint32_t>& nonzeros,
+                     FoundElements& taken) override;
   void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) override;
   Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;

@@ -169,6 +169,7 @@ Status OmniCollective::send_all() {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
     ss.found.clear();
     ss.nonzeros.clear();
+    ss.taken.clear();
     ss.batch_ends.clear();
     ss.cut_to = 0;
     ss.cut_weight = 0;
@@ -221,7 +222,11 @@ Status OmniCollective::send_all() {
       const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
       const std::span<const uint64_t> batch(stream.found.data() + ss.sent, n);
       values_iov_.clear();
-      io_->value_iovecs(batch, values_iov_);
+      bool have_values = false;  // values_iov_ filled: blocks go whole, or are packed from the tensor
+      auto whole_values = [&] {
+        if (!have_values) io_->value_iovecs(batch, values_iov_);
+        have_values = true;
+      };
       const UninitBytes* payload = nullptr;
       BlockEncoding encoding = BlockEncoding::kBlocks;
       if (encoding_ != EncodingPolicy::kBlocks) {
@@ -234,14 +239,24 @@ Status OmniCollective::send_all() {
           entry->encoding = choose_encoding(encoding_, shape, elem_size_);
           if (entry->encoding != BlockEncoding::kBlocks) {
             trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
-            OMNIB_RETURN_IF_ERROR(
-                pack_sparse(entry->encoding, batch, layout_, elem_size_, shape.nonzeros, values_iov_, entry->bytes));
+            const std::span<const uint64_t> firsts(stream.taken.first.data() + ss.sent, n);
+            if (std::find(firsts.begin(), firsts.end(), FoundElements::kNotTaken) == firsts.end()) {
+              const uint64_t at = n > 0 ? firsts[0] : 0;
+              pack_sparse_taken(entry->encoding, batch, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
+                                layout_, elem_size_, stream.taken.positions.data() + at,
+                                stream.taken.values.data() + at * elem_size_, entry->bytes);
+            } else {
+              whole_values();
+              OMNIB_RETURN_IF_ERROR(
+                  pack_sparse(entry->encoding, batch, layout_, elem_size_, shape.nonzeros, values_iov_, entry->bytes));
+            }
           }
           entry->encoded = true;
         }
         encoding = entry->encoding;
         payload = &entry->bytes;
       }
+      if (encoding == BlockEncoding::kBlocks) whole_values();
       header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
       batch_iovecs(header, batch, values_iov_, payload, send_iov_);
       trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
@@ -271,12 +286,20 @@ Status OmniCollective::send_all() {
       const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
       found_scratch_.clear();
       nonzeros_scratch_.clear();
+      taken_scratch_.clear();
+      // Batches that may go sparse need counts, and are packed from the
+      // elements the scan takes where it can.
       const bool count = encoding_ != EncodingPolicy::kBlocks;
-      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, count ? &nonzeros_scratch_ : nullptr));
+      if (count)
+        OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
+      else
+        OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
       for (size_t k = 0; k < found_scratch_.size(); ++k) {
         SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
         owner.found.push_back(found_scratch_[k]);
-        if (count) owner.nonzeros.push_back(nonzeros_scratch_[k]);
+        if (!count) continue;
+        owner.nonzeros.push_back(nonzeros_scratch_[k]);
+        owner.taken.append_block(taken_scratch_, k, nonzeros_scratch_[k], elem_size_);
       }
       scan.set_blocks(found_scratch_.size());
       scanned = to;
@@ -513,7 +536,7 @@ Status OmniCollective::take_inputs(int stream, std::vector<char>& input_ended, b
                                  route_policy_name(route_) + " route (ranks disagree on the route)");
       const uint64_t bytes = sizeof(wire::FrameHeader) + frame.payload.size();
       (direct() ? traffic_.inputs : shard_inputs_) += bytes;
-      BatchView view;
+      BatchView view = aggregator_->take_spare_view();
       OMNIB_RETURN_IF_ERROR(decode_batch(frame.payload, layout_, elem_size_, map_, stream, view));
       input_ended[static_cast<size_t>(w)] = view.next == kEndOfStream;
       OMNIB_RETURN_IF_ERROR(aggregator_->push(w, std::move(frame), std::move(view)));
@@ -596,7 +619,9 @@ Status OmniCollective::store_ready_direct() {
 
 void OmniCollective::count_direct_results(const ResultBatch& batch, const uint8_t* sums_at) {
   if (route_policy_ != RoutePolicy::kAuto) return;
-  const BatchShape shape = result_shape(batch, sums_at);
+  // The holders' counts estimate the sums': recounting every block of the
+  // output cost this lane a pass over it.
+  const BatchShape shape = result_shape(batch, sums_at, true);
   traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
                       encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
 }
@@ -641,15 +666,21 @@ Status OmniCollective::encode_result(ResultSlot& slot) {
                      std::span<const iovec>(&values, 1), slot.packed);
 }
 
-BatchShape OmniCollective::result_shape(const ResultBatch& batch, const uint8_t* sums_at) const {
+BatchShape OmniCollective::result_shape(const ResultBatch& batch, const uint8_t* sums_at, bool estimate) const {
   // The sums are in cache: count their non-zeros (a sum can cancel to zero).
   BatchShape shape;
   const uint8_t* at = batch.values.data();
   const bool count = encoding_ != EncodingPolicy::kBlocks;
-  for (uint64_t b : batch.indices) {
+  for (size_t i = 0; i < batch.indices.size(); ++i) {
+    const uint64_t b = batch.indices[i];
     const size_t len = layout_.block_length(b);
     if (sums_at != nullptr) at = sums_at + layout_.block_begin(b) * elem_size_;
-    shape.add_block(len, count ? count_nonzero(at, len, elem_size_) : 0);
+    uint64_t nonzeros = 0;
+    if (count)
+      nonzeros = estimate && batch.estimated_counts[i] != ResultBatch::kUncounted
+                     ? batch.estimated_counts[i]
+                     : count_nonzero(at, len, elem_size_);
+    shape.add_block(len, nonzeros);
     at += len * elem_size_;
   }
   return shape;

@@ -118,6 +118,7 @@ class OmniCollective final : public Collective {
   struct SendShard {
     std::vector<uint64_t> found;  // this call's blocks of the shard, in order (capacity fixed per call)
     std::vector<uint32_t> nonzeros;  // per found block, unless every batch is sent as blocks
+    FoundElements taken;             // with nonzeros: the elements the scan took
     size_t sent = 0;              // of `found`
     bool ended = false;           // the batch announcing the end is posted
     uint64_t last_ticket = 0;
@@ -141,6 +142,7 @@ class OmniCollective final : public Collective {
   std::vector<SendShard> send_shards_;
   std::vector<uint64_t> found_scratch_;
   std::vector<uint32_t> nonzeros_scratch_;
+  FoundElements taken_scratch_;
   std::vector<iovec> values_iov_;  // the send lane's: a batch's whole blocks, before packing
   std::vector<iovec> send_iov_;    // the send lane's
   std::vector<iovec> result_iov_;  // the aggregator lane's
@@ -158,8 +160,10 @@ class OmniCollective final : public Collective {
   // Picks the encoding of the slot's result batch and, if sparse, packs it.
   Status encode_result(ResultSlot& slot);
   // The shape of a batch of sums (their non-zeros counted: a sum can cancel),
-  // which are in batch.values, or at their places from `sums_at`.
-  BatchShape result_shape(const ResultBatch& batch, const uint8_t* sums_at = nullptr) const;
+  // which are in batch.values, or at their places from `sums_at`; with
+  // `estimate`, a block takes its holders' counts where it has them
+  // (ResultBatch::estimated_counts: for the route choice, not for packing).
+  BatchShape result_shape(const ResultBatch& batch, const uint8_t* sums_at = nullptr, bool estimate = false) const;
 
   RoutePolicy route_policy_;
   RoutePolicy route_ = RoutePolicy::kShards;  // this call's route

@@ -1,5 +1,6 @@
 #include "engine/omni/shard_aggregator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -18,7 +19,7 @@ void ShardAggregator::reset(const BlockLayout& layout) {
   if (wide_) wide_sum_.resize(layout.block_size());
   for (auto& w : workers_) {
     while (!w.pending.empty()) {
-      spare_frames_.push_back(std::move(w.pending.front().frame));
+      retire(w.pending.front());
       w.pending.pop_front();
     }
     w = WorkerState{};
@@ -40,6 +41,7 @@ Status ShardAggregator::push(int worker, Frame frame, BatchView view) {
   }
   if (view.count == 0) {
     spare_frames_.push_back(std::move(frame));
+    spare_views_.push_back(std::move(view));
     return Status::ok();
   }
   w.pending.push_back(Pending{std::move(frame), std::move(view), 0});
@@ -50,6 +52,18 @@ uint64_t ShardAggregator::global_next() const {
   uint64_t t = kEndOfStream;
   for (const auto& w : workers_) t = std::min(t, w.next);
   return t;
+}
+
+void ShardAggregator::retire(Pending& p) {
+  spare_frames_.push_back(std::move(p.frame));
+  spare_views_.push_back(std::move(p.view));
+}
+
+BatchView ShardAggregator::take_spare_view() {
+  if (spare_views_.empty()) return BatchView{};
+  BatchView v = std::move(spare_views_.back());
+  spare_views_.pop_back();
+  return v;
 }
 
 Frame ShardAggregator::take_spare_frame() {
@@ -63,25 +77,32 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
                                                    uint8_t* sums_at) {
   while (true) {
     if (out.indices.size() >= max_blocks) return Progress::kFlush;
+    // One pass finds the next block (every worker's next must be known),
+    // one more what block t waits on: this loop runs per block emitted.
+    uint64_t t = kEndOfStream;
     for (size_t i = 0; i < workers_.size(); ++i) {
       if (!workers_[i].next_known) {
         *waiting_on = static_cast<int>(i);
         return Progress::kNeedInput;
       }
+      t = std::min(t, workers_[i].next);
     }
-    const uint64_t t = global_next();
     if (t == kEndOfStream) return Progress::kDone;
     // Send what is done before crossing into a worker's next batch: the
     // shard may have to wait there (the old rule flushed only when it did
     // wait, which made frame counts depend on timing).
     bool boundary = false;
-    for (auto& w : workers_) boundary |= w.next == t && w.between_batches;
-    if (boundary && !out.indices.empty()) return Progress::kFlush;
+    int missing = -1;  // a holder of t whose batch has not arrived
     for (size_t i = 0; i < workers_.size(); ++i) {
-      if (workers_[i].next == t && workers_[i].pending.empty()) {
-        *waiting_on = static_cast<int>(i);
-        return Progress::kNeedInput;
-      }
+      const WorkerState& w = workers_[i];
+      if (w.next != t) continue;
+      boundary |= w.between_batches;
+      if (w.pending.empty() && missing < 0) missing = static_cast<int>(i);
+    }
+    if (boundary && !out.indices.empty()) return Progress::kFlush;
+    if (missing >= 0) {
+      *waiting_on = missing;
+      return Progress::kNeedInput;
     }
     // Every worker that holds block t has delivered it: sum in rank order.
     const size_t len = layout_.block_length(t);
@@ -95,6 +116,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
       dst = out.values.data() + offset;
     }
     int summed = 0;
+    uint64_t estimated_count = 0;  // of the holders so far; kUncounted once one sent whole blocks
     for (auto& w : workers_) {
       if (w.next != t) continue;
       w.between_batches = false;
@@ -120,10 +142,13 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
             scatter_add(dtype_, dst, v.positions.data() + k, src, n);
         }
       }
+      estimated_count = v.sparse() && estimated_count != ResultBatch::kUncounted
+                            ? estimated_count + (v.first[p.cursor + 1] - v.first[p.cursor])
+                            : ResultBatch::kUncounted;
       ++summed;
       if (++p.cursor == p.view.count) {
         w.next = p.view.next;
-        spare_frames_.push_back(std::move(p.frame));
+        retire(p);
         w.pending.pop_front();
         w.between_batches = true;
         ++consumed_;
@@ -133,6 +158,9 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
     }
     if (wide_ && summed > 1) narrow_from(dtype_, dst, wide_sum_.data(), len);
     out.indices.push_back(t);
+    out.estimated_counts.push_back(estimated_count == ResultBatch::kUncounted
+                                       ? ResultBatch::kUncounted
+                                       : static_cast<uint32_t>(std::min<uint64_t>(estimated_count, len)));
   }
 }
 

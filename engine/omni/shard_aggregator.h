@@ -24,11 +24,19 @@ namespace omnib {
 
 // Reduced blocks waiting to be sent, in index order.
 struct ResultBatch {
+  static constexpr uint32_t kUncounted = ~uint32_t{0};
   std::vector<uint64_t> indices;
   UninitBytes values;
+  // Per block, when every worker that held it sent it sparse: the sum of
+  // their non-zero counts, at most the block's length (exact for a block one
+  // worker held; sums that overlap or cancel make it an upper bound), else
+  // kUncounted. Only as exact as the senders' encodings: an estimate for the
+  // route choice, never a count to pack by.
+  std::vector<uint32_t> estimated_counts;
   void clear() {
     indices.clear();
     values.clear();
+    estimated_counts.clear();
   }
 };
 
@@ -75,6 +83,10 @@ class ShardAggregator {
   // the way back for one that was not used.
   Frame take_spare_frame();
   void give_spare_frame(Frame frame) { spare_frames_.push_back(std::move(frame)); }
+  // A consumed batch's view, whose index and position lists keep their
+  // memory for the next decode: a view freed per frame made the allocator
+  // hand pages back and fault them in again, call after call.
+  BatchView take_spare_view();
 
  private:
   struct Pending {
@@ -98,6 +110,8 @@ class ShardAggregator {
   BlockLayout layout_{0, 1};
   std::vector<WorkerState> workers_;
   std::vector<Frame> spare_frames_;
+  std::vector<BatchView> spare_views_;
+  void retire(Pending& p);  // its frame and view become spares
   uint64_t pushes_ = 0;
   uint64_t consumed_ = 0;
 };

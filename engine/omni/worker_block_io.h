@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/found_elements.h"
 #include "engine/omni/block_batch.h"
 #include "engine/shard_map.h"
 #include "engine/status.h"
@@ -44,6 +45,12 @@ class WorkerBlockIo {
   // (what the batch encoding is chosen from).
   virtual Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
                       std::vector<uint32_t>* nonzeros) = 0;
+  // find() with non-zero counts, which may also take the found blocks'
+  // non-zero elements (engine/found_elements.h): `taken.first` gets one
+  // entry per found block, kNotTaken where the elements were not taken. The
+  // default takes none.
+  virtual Status find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found, std::vector<uint32_t>& nonzeros,
+                             FoundElements& taken);
   // Appends iovecs covering the values of `blocks` (found earlier), in order.
   virtual void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) = 0;
 
@@ -64,6 +71,14 @@ class WorkerBlockIo {
   virtual uint8_t* host_output() { return nullptr; }
   virtual Status stored_in_place(int shard, std::span<const uint64_t> blocks);
 };
+
+inline Status WorkerBlockIo::find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found,
+                                         std::vector<uint32_t>& nonzeros, FoundElements& taken) {
+  const size_t before = found.size();
+  OMNIB_RETURN_IF_ERROR(find(from, to, false, found, &nonzeros));
+  taken.first.insert(taken.first.end(), found.size() - before, FoundElements::kNotTaken);
+  return Status::ok();
+}
 
 inline Status WorkerBlockIo::stored_in_place(int, std::span<const uint64_t>) {
   return internal_error("omni: this block IO has no host output to sum into");

@@ -1,10 +1,12 @@
 // The omni engine's per-batch CPU work on a top-k-like tensor (non-zero
 // elements scattered uniformly), by block size and encoding: the worker's
-// scan with per-block non-zero counts, the packing of the sparse encodings,
-// and the receive side's decode and store into the output. Bytes per second
+// scan with per-block non-zero counts (and the one that also takes sparse
+// blocks' elements), the packing of the sparse encodings (from the tensor,
+// or from the taken elements), and the receive side's decode and store into the output. Bytes per second
 // count the tensor's bytes, so rows of one benchmark compare directly.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <random>
 
 #include "engine/omni/batch_encoding.h"
@@ -133,6 +135,59 @@ void BM_PackSparse(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
 }
 
+// The scan that also takes the non-zero elements of sparse blocks while
+// they are in cache (what the engine runs when batches may go sparse).
+void BM_ScanTakingElements(benchmark::State& state) {
+  Fixture f(static_cast<size_t>(state.range(0)), density_of(state.range(1)));
+  Scanned s;
+  FoundElements taken;
+  for (auto _ : state) {
+    s.blocks.clear();
+    s.nonzeros.clear();
+    taken.clear();
+    (void)f.io->find_taking(0, f.layout.num_blocks(), s.blocks, s.nonzeros, taken);
+    benchmark::DoNotOptimize(taken.values.data());
+  }
+  state.counters["blocks"] = static_cast<double>(s.blocks.size());
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
+}
+
+// Packing the same batches as BM_PackSparse from the taken elements, with
+// no pass over the tensor (a batch holding an untaken block is packed from
+// the tensor, as the engine does).
+void BM_PackSparseTaken(benchmark::State& state) {
+  Fixture f(static_cast<size_t>(state.range(0)), density_of(state.range(1)));
+  const auto encoding = static_cast<BlockEncoding>(state.range(2));
+  Scanned s;
+  FoundElements taken;
+  (void)f.io->find_taking(0, f.layout.num_blocks(), s.blocks, s.nonzeros, taken);
+  std::vector<iovec> iov;
+  UninitBytes packed;
+  uint64_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (size_t at = 0; at < s.blocks.size(); at += kBatchBlocks) {
+      const size_t n = std::min<size_t>(kBatchBlocks, s.blocks.size() - at);
+      const std::span<const uint64_t> blocks(s.blocks.data() + at, n);
+      const auto firsts = taken.first.begin() + static_cast<std::ptrdiff_t>(at);
+      if (std::find(firsts, firsts + static_cast<std::ptrdiff_t>(n), FoundElements::kNotTaken) ==
+          firsts + static_cast<std::ptrdiff_t>(n)) {
+        pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
+                          sizeof(float), taken.positions.data() + *firsts,
+                          taken.values.data() + *firsts * sizeof(float), packed);
+      } else {
+        iov.clear();
+        f.io->value_iovecs(blocks, iov);
+        (void)pack_sparse(encoding, blocks, f.layout, sizeof(float), nonzeros_in(s, at, n), iov, packed);
+      }
+      bytes += packed.size();
+      benchmark::DoNotOptimize(packed.data());
+    }
+  }
+  state.counters["wire_bytes"] = static_cast<double>(bytes);
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
+}
+
 // The receive side: decoding every batch and storing it into the output
 // (zeros written for the blocks no batch names).
 void BM_DecodeAndStore(benchmark::State& state) {
@@ -158,15 +213,20 @@ void BM_DecodeAndStore(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
 }
 
-BENCHMARK(BM_ScanWithCounts)
-    ->ArgNames({"block", "permille"})
-    ->ArgsProduct({{1, 16, 256}, {1, 10, 50}})
-    ->Unit(benchmark::kMicrosecond);
+// The scans by block size and density; the packs by encoding too.
+void scan_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"block", "permille"})->ArgsProduct({{1, 16, 256}, {1, 10, 50}})->Unit(benchmark::kMicrosecond);
+}
+void pack_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"block", "permille", "encoding"})
+      ->ArgsProduct({{16, 256}, {1, 10, 50}, {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}})
+      ->Unit(benchmark::kMicrosecond);
+}
 
-BENCHMARK(BM_PackSparse)
-    ->ArgNames({"block", "permille", "encoding"})
-    ->ArgsProduct({{16, 256}, {1, 10, 50}, {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}})
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ScanWithCounts)->Apply(scan_args);
+BENCHMARK(BM_ScanTakingElements)->Apply(scan_args);
+BENCHMARK(BM_PackSparse)->Apply(pack_args);
+BENCHMARK(BM_PackSparseTaken)->Apply(pack_args);
 
 BENCHMARK(BM_DecodeAndStore)
     ->ArgNames({"block", "permille", "encoding"})

@@ -1,0 +1,50 @@
+// The non-zero elements of found blocks, taken by the scan while each block
+// is in cache. Packing a batch in a sparse encoding from these needs no
+// second pass over the tensor: on a host whose ranks share the memory bus,
+// that pass read each non-zero block from memory again and cost the send
+// lane as much as the scan itself.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/uninit_buffer.h"
+
+namespace omnib {
+
+struct FoundElements {
+  static constexpr uint64_t kNotTaken = ~uint64_t{0};
+  // Per found block: where its elements start in positions and values, or
+  // kNotTaken (a block with more non-zeros than the scan takes).
+  std::vector<uint64_t> first;
+  std::vector<uint32_t> positions;  // of the elements within their block
+  UninitBytes values;               // the elements, in order, elem_size bytes each
+
+  void clear() {
+    first.clear();
+    positions.clear();
+    values.clear();
+  }
+  // Appends found block `k` of `from`, which holds `count` elements, as
+  // this list's next found block.
+  void append_block(const FoundElements& from, size_t k, uint32_t count, size_t elem_size) {
+    const uint64_t at = from.first[k];
+    if (at == kNotTaken) {
+      first.push_back(kNotTaken);
+      return;
+    }
+    first.push_back(positions.size());
+    positions.insert(positions.end(), from.positions.begin() + static_cast<std::ptrdiff_t>(at),
+                     from.positions.begin() + static_cast<std::ptrdiff_t>(at + count));
+    const uint8_t* v = from.values.data() + at * elem_size;
+    values.insert(values.end(), v, v + uint64_t{count} * elem_size);
+  }
+};
+
+// The scan takes a block's elements when it holds at most 1/kTakeDivisor
+// non-zeros: the taken pairs then weigh at most half the tensor's bytes
+// (fp32; three quarters for 16-bit types), and denser blocks are cheaper to
+// pack from the tensor than to list.
+inline constexpr uint64_t kTakeDivisor = 4;
+
+}  // namespace omnib
