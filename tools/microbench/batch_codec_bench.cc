@@ -112,21 +112,35 @@ Encoded encode_all(Fixture& f, const Scanned& s, BlockEncoding encoding) {
   return e;
 }
 
-// Building the sparse encodings' payloads from the scanned blocks.
+// Building the sparse encodings' payloads from the scanned blocks: from the
+// tensor (taken:0), or from the elements the scan took (taken:1; a batch
+// holding an untaken block is packed from the tensor, as the engine does).
 void BM_PackSparse(benchmark::State& state) {
   Fixture f(static_cast<size_t>(state.range(0)), density_of(state.range(1)));
   const auto encoding = static_cast<BlockEncoding>(state.range(2));
-  const Scanned s = scan(*f.io, f.layout);
+  const bool from_taken = state.range(3) != 0;
+  Scanned s;
+  FoundElements taken;
+  (void)f.io->find_taking(0, f.layout.num_blocks(), s.blocks, s.nonzeros, taken);
   std::vector<iovec> iov;
   UninitBytes packed;
   uint64_t bytes = 0;
   for (auto _ : state) {
     bytes = 0;
     for (size_t at = 0; at < s.blocks.size(); at += kBatchBlocks) {
-      const std::span<const uint64_t> blocks(s.blocks.data() + at, std::min<size_t>(kBatchBlocks, s.blocks.size() - at));
-      iov.clear();
-      f.io->value_iovecs(blocks, iov);
-      (void)pack_sparse(encoding, blocks, f.layout, sizeof(float), nonzeros_in(s, at, blocks.size()), iov, packed);
+      const size_t n = std::min<size_t>(kBatchBlocks, s.blocks.size() - at);
+      const std::span<const uint64_t> blocks(s.blocks.data() + at, n);
+      const auto firsts = taken.first.begin() + static_cast<std::ptrdiff_t>(at);
+      const auto firsts_end = firsts + static_cast<std::ptrdiff_t>(n);
+      if (from_taken && std::find(firsts, firsts_end, FoundElements::kNotTaken) == firsts_end) {
+        pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
+                          sizeof(float), taken.positions.data() + *firsts,
+                          taken.values.data() + *firsts * sizeof(float), packed);
+      } else {
+        iov.clear();
+        f.io->value_iovecs(blocks, iov);
+        (void)pack_sparse(encoding, blocks, f.layout, sizeof(float), nonzeros_in(s, at, n), iov, packed);
+      }
       bytes += packed.size();
       benchmark::DoNotOptimize(packed.data());
     }
@@ -149,42 +163,6 @@ void BM_ScanTakingElements(benchmark::State& state) {
     benchmark::DoNotOptimize(taken.values.data());
   }
   state.counters["blocks"] = static_cast<double>(s.blocks.size());
-  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
-}
-
-// Packing the same batches as BM_PackSparse from the taken elements, with
-// no pass over the tensor (a batch holding an untaken block is packed from
-// the tensor, as the engine does).
-void BM_PackSparseTaken(benchmark::State& state) {
-  Fixture f(static_cast<size_t>(state.range(0)), density_of(state.range(1)));
-  const auto encoding = static_cast<BlockEncoding>(state.range(2));
-  Scanned s;
-  FoundElements taken;
-  (void)f.io->find_taking(0, f.layout.num_blocks(), s.blocks, s.nonzeros, taken);
-  std::vector<iovec> iov;
-  UninitBytes packed;
-  uint64_t bytes = 0;
-  for (auto _ : state) {
-    bytes = 0;
-    for (size_t at = 0; at < s.blocks.size(); at += kBatchBlocks) {
-      const size_t n = std::min<size_t>(kBatchBlocks, s.blocks.size() - at);
-      const std::span<const uint64_t> blocks(s.blocks.data() + at, n);
-      const auto firsts = taken.first.begin() + static_cast<std::ptrdiff_t>(at);
-      if (std::find(firsts, firsts + static_cast<std::ptrdiff_t>(n), FoundElements::kNotTaken) ==
-          firsts + static_cast<std::ptrdiff_t>(n)) {
-        pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
-                          sizeof(float), taken.positions.data() + *firsts,
-                          taken.values.data() + *firsts * sizeof(float), packed);
-      } else {
-        iov.clear();
-        f.io->value_iovecs(blocks, iov);
-        (void)pack_sparse(encoding, blocks, f.layout, sizeof(float), nonzeros_in(s, at, n), iov, packed);
-      }
-      bytes += packed.size();
-      benchmark::DoNotOptimize(packed.data());
-    }
-  }
-  state.counters["wire_bytes"] = static_cast<double>(bytes);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
 }
 
@@ -213,20 +191,19 @@ void BM_DecodeAndStore(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(kElements * sizeof(float)));
 }
 
-// The scans by block size and density; the packs by encoding too.
+// The scans by block size and density; the packs by encoding and source too.
 void scan_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"block", "permille"})->ArgsProduct({{1, 16, 256}, {1, 10, 50}})->Unit(benchmark::kMicrosecond);
 }
 void pack_args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"block", "permille", "encoding"})
-      ->ArgsProduct({{16, 256}, {1, 10, 50}, {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}})
+  b->ArgNames({"block", "permille", "encoding", "taken"})
+      ->ArgsProduct({{16, 256}, {1, 10, 50}, {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}, {0, 1}})
       ->Unit(benchmark::kMicrosecond);
 }
 
 BENCHMARK(BM_ScanWithCounts)->Apply(scan_args);
 BENCHMARK(BM_ScanTakingElements)->Apply(scan_args);
 BENCHMARK(BM_PackSparse)->Apply(pack_args);
-BENCHMARK(BM_PackSparseTaken)->Apply(pack_args);
 
 BENCHMARK(BM_DecodeAndStore)
     ->ArgNames({"block", "permille", "encoding"})
