@@ -1,7 +1,8 @@
 // The block batch decoder (engine/omni/block_batch.cc decode_batch), in every
 // encoding: a batch that passes names only blocks of the shard, in increasing
-// order, each non-zero's position lies inside its block, and every value lies
-// inside the payload.
+// order, each non-zero's position lies inside its block (and, for offsets,
+// the offset names the same element), and every value lies inside the
+// payload.
 //
 // Input: uint32 count | uint16 block_size - 1 | uint8 log2(elem_size) (mod 4) |
 //        uint8 shards - 1 (mod 16) | uint8 shard (mod shards) | uint8 layout (odd: striped) |
@@ -36,6 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!decode_batch(payload, layout, elem_size, map, shard, view).is_ok()) return 0;
 
   const uint64_t* indices = view.indices;
+  if (view.encoding == BlockEncoding::kCoo && view.count > 0 && view.coo_offsets == nullptr)
+    fuzz::fail("offsets of an aligned payload left out");
   if (view.encoding == BlockEncoding::kCoo && view.count > 0 && indices != view.derived_indices.data())
     fuzz::fail("offsets batch without derived indices");
   if (view.sparse() && view.first.size() != size_t{view.count} + 1) fuzz::fail("no value range per block");
@@ -53,6 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         fuzz::fail("a block's value range out of order");
       for (uint32_t k = view.first[i]; k < view.first[i + 1]; ++k) {
         if (view.positions[k] >= len) fuzz::fail("a position past its block");
+        // The aggregator's range reduction addresses offsets batches'
+        // elements by their offsets: the same elements.
+        if (view.encoding == BlockEncoding::kCoo &&
+            view.coo_base + view.coo_offsets[k] != layout.block_begin(idx) + view.positions[k])
+          fuzz::fail("an offset that is not its block's position");
         if (k > view.first[i] && view.positions[k] <= view.positions[k - 1]) fuzz::fail("positions out of order");
       }
     } else if (view.values + view.value_offsets[i] + len * elem_size > payload.data() + payload.size()) {

@@ -10,6 +10,7 @@
 
 #include "engine/block_scan.h"
 #include "engine/omni/block_batch.h"
+#include "tests/batch_payload.h"
 
 namespace omnib {
 namespace {
@@ -36,29 +37,8 @@ struct Built {
 
 Built build(BlockEncoding forced, const std::vector<uint64_t>& blocks, const std::vector<uint8_t>& t,
             const BlockLayout& layout, size_t elem, uint64_t next) {
-  Built b;
-  std::vector<iovec> values;
-  for (uint64_t blk : blocks) {
-    values.push_back({const_cast<uint8_t*>(t.data() + layout.block_begin(blk) * elem), layout.block_length(blk) * elem});
-    b.shape.add_block(layout.block_length(blk),
-                      count_nonzero(t.data() + layout.block_begin(blk) * elem, layout.block_length(blk), elem));
-  }
-  b.encoding = forced;
-  const BatchHeader h{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(forced), next};
-  std::vector<iovec> iov;
-  batch_prefix_iovecs(h, blocks, iov);
-  UninitBytes packed;
-  if (forced == BlockEncoding::kBlocks) {
-    iov.insert(iov.end(), values.begin(), values.end());
-  } else {
-    const Status packed_ok = pack_sparse(forced, blocks, layout, elem, b.shape.nonzeros, values, packed);
-    EXPECT_TRUE(packed_ok.is_ok()) << packed_ok.message();
-    iov.push_back({packed.data(), packed.size()});
-  }
-  for (const iovec& v : iov)
-    b.payload.insert(b.payload.end(), static_cast<const uint8_t*>(v.iov_base),
-                     static_cast<const uint8_t*>(v.iov_base) + v.iov_len);
-  return b;
+  BuiltBatch built = build_batch(forced, blocks, t.data(), layout, elem, next);
+  return Built{std::move(built.payload), built.shape, forced};
 }
 
 class EncodingRoundTrip : public ::testing::TestWithParam<std::tuple<BlockEncoding, size_t /*elem*/, size_t /*block*/>> {};

@@ -138,6 +138,25 @@ TEST(HostBlockIo, SumsWrittenInPlaceGetTheirGapsZeroed) {
   EXPECT_FALSE(io.stored_in_place(0, first).is_ok());
 }
 
+// A range written whole (zeros included) by the aggregator: the gap before
+// it is zeroed, the range itself left as written, and the stream may not
+// go back into it.
+TEST(HostBlockIo, ARangeWrittenWholeIsLeftAsWritten) {
+  const BlockLayout layout(64, 4);  // 16 blocks
+  const ShardMap map = test_map(layout, 1, false);
+  std::vector<uint32_t> in(64, 1), out(64, kPoison);
+  HostBlockIo io(1);
+  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, map).is_ok());
+  ASSERT_TRUE(io.begin_receive().is_ok());
+  for (size_t i = 12; i < 40; ++i) out[i] = 7;  // blocks 3..9, as the range wrote them
+  ASSERT_TRUE(io.stored_range_in_place(0, 3, 10).is_ok());
+  EXPECT_FALSE(io.stored_range_in_place(0, 9, 12).is_ok());
+  const uint64_t back[] = {5};
+  EXPECT_FALSE(io.stored_in_place(0, back).is_ok());
+  ASSERT_TRUE(io.finish_receive(0).is_ok());
+  for (size_t i = 0; i < 64; ++i) EXPECT_EQ(out[i], i >= 12 && i < 40 ? 7u : 0u) << i;
+}
+
 TEST(HostBlockIo, RefusesDeviceTensors) {
   std::vector<uint32_t> t(16);
   TensorView device{t.data(), t.size(), DType::kFloat32, DeviceKind::kCuda};

@@ -133,6 +133,9 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
                              std::to_string(out.derived_indices.size()));
   out.indices = out.derived_indices.data();
   out.values = p + 16 + offsets_bytes;
+  const bool aligned = reinterpret_cast<uintptr_t>(p + 16) % alignof(uint32_t) == 0;
+  out.coo_offsets = aligned ? reinterpret_cast<const uint32_t*>(p + 16) : nullptr;
+  out.coo_base = base;
   return Status::ok();
 }
 

@@ -48,6 +48,10 @@ struct BatchView {
   std::vector<uint32_t> first;
   std::vector<uint32_t> positions;
   std::vector<uint64_t> derived_indices;  // offsets: the blocks, found from the offsets
+  // Offsets: element k is element coo_base + coo_offsets[k] of the tensor
+  // (into the payload; null where the payload leaves them unaligned).
+  const uint32_t* coo_offsets = nullptr;
+  uint64_t coo_base = 0;
 
   bool sparse() const { return encoding != BlockEncoding::kBlocks; }
   // Block i's values, whole: `len` elements of elem_size bytes into `dst`.

@@ -1,5 +1,6 @@
 #include "engine/omni/host_block_io.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -128,6 +129,14 @@ Status HostBlockIo::stored_in_place(int shard, std::span<const uint64_t> blocks)
     zero_blocks(shard, cursor, b);
     cursor = b + 1;
   }
+  return Status::ok();
+}
+
+Status HostBlockIo::stored_range_in_place(int shard, uint64_t from, uint64_t to) {
+  uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
+  if (from < cursor) return went_back(shard, from, cursor);
+  zero_blocks(shard, cursor, from);
+  cursor = std::max(cursor, to);
   return Status::ok();
 }
 

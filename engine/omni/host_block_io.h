@@ -29,6 +29,7 @@ class HostBlockIo final : public WorkerBlockIo {
   Status finish_receive(int shard) override;
   uint8_t* host_output() override { return static_cast<uint8_t*>(out_.data); }
   Status stored_in_place(int shard, std::span<const uint64_t> blocks) override;
+  Status stored_range_in_place(int shard, uint64_t from, uint64_t to) override;
 
  private:
   // Zeroes the shard's blocks in [from, to) unless the output is the input.

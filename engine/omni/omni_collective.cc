@@ -572,7 +572,10 @@ Status OmniCollective::aggregate_direct() {
       if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
         finished = aggregator_->global_next() == kEndOfStream;
         count_direct_results(batch, sums_at);
-        OMNIB_RETURN_IF_ERROR(io_->stored_in_place(0, batch.indices));
+        if (batch.written_to > batch.written_from)
+          OMNIB_RETURN_IF_ERROR(io_->stored_range_in_place(0, batch.written_from, batch.written_to));
+        else
+          OMNIB_RETURN_IF_ERROR(io_->stored_in_place(0, batch.indices));
         batch.clear();
         moved = true;
       } else if (progress != ShardAggregator::Progress::kNeedInput) {

@@ -7,6 +7,13 @@
 #include "engine/reduce_ops.h"
 
 namespace omnib {
+namespace {
+
+// A range reduction zeroes and sums this many elements at a time (64 KiB of
+// fp32: the zeros are still in cache when the holders' elements land).
+constexpr uint64_t kRangeChunkElements = 16384;
+
+}  // namespace
 
 ShardAggregator::ShardAggregator(int workers, DType dtype)
     : dtype_(dtype),
@@ -73,6 +80,92 @@ Frame ShardAggregator::take_spare_frame() {
   return f;
 }
 
+void ShardAggregator::consume_until(WorkerState& w, uint32_t cursor) {
+  Pending& p = w.pending.front();
+  p.cursor = cursor;
+  if (p.cursor < p.view.count) {
+    w.next = p.view.indices[p.cursor];
+    return;
+  }
+  w.next = p.view.next;
+  retire(p);
+  w.pending.pop_front();
+  w.between_batches = true;
+  ++consumed_;
+}
+
+bool ShardAggregator::range_applies(uint64_t t, const uint8_t* sums_at) const {
+  if (sums_at == nullptr || wide_ || elem_size_ != 4) return false;
+  for (const WorkerState& w : workers_) {
+    if (w.next != t) continue;
+    const BatchView& v = w.pending.front().view;
+    if (v.encoding != BlockEncoding::kCoo || v.coo_offsets == nullptr) return false;
+  }
+  return true;
+}
+
+void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_at) {
+  // Up to where every holder's elements are in hand: the end of its front
+  // batch; a worker not holding t may hold its next block, in a batch to come.
+  uint64_t end = layout_.num_blocks();
+  for (const WorkerState& w : workers_)
+    end = std::min(end, w.next == t ? w.pending.front().view.next : w.next);
+  // The holders' cursors: blocks [block, block_end) and their elements
+  // [element, element_end) in their front batches.
+  std::vector<RangeHolder>& holders = range_holders_;
+  holders.clear();
+  for (WorkerState& w : workers_) {
+    if (w.next != t) continue;
+    const Pending& p = w.pending.front();
+    const BatchView& v = p.view;
+    const uint32_t block_end =
+        static_cast<uint32_t>(std::lower_bound(v.indices + p.cursor, v.indices + v.count, end) - v.indices);
+    holders.push_back(RangeHolder{&w, &v, p.cursor, block_end, v.first[p.cursor], v.first[block_end]});
+    w.between_batches = false;
+  }
+  // The range's blocks (the union of the holders') and their estimated
+  // counts, merged in index order from each holder's next block.
+  auto head = [](const RangeHolder& x) { return x.block < x.block_end ? x.v->indices[x.block] : kEndOfStream; };
+  std::vector<uint64_t>& heads = range_heads_;
+  heads.clear();
+  for (const RangeHolder& x : holders) heads.push_back(head(x));
+  while (true) {
+    uint64_t b = kEndOfStream;
+    for (uint64_t h : heads) b = std::min(b, h);
+    if (b == kEndOfStream) break;
+    uint64_t count = 0;
+    for (size_t h = 0; h < heads.size(); ++h) {
+      if (heads[h] != b) continue;
+      RangeHolder& x = holders[h];
+      count += x.v->first[x.block + 1] - x.v->first[x.block];
+      ++x.block;
+      heads[h] = head(x);
+    }
+    out.indices.push_back(b);
+    out.estimated_counts.push_back(static_cast<uint32_t>(std::min<uint64_t>(count, layout_.block_length(b))));
+  }
+  // The sums, a chunk of elements at a time so that the zeros just written
+  // are in cache when the elements land: rank order within every chunk.
+  const uint64_t first = layout_.block_begin(t);
+  const uint64_t last = end < layout_.num_blocks() ? layout_.block_begin(end) : layout_.count();
+  for (uint64_t from = first; from < last; from += kRangeChunkElements) {
+    const uint64_t to = std::min(last, from + kRangeChunkElements);
+    std::memset(sums_at + from * elem_size_, 0, (to - from) * elem_size_);
+    for (RangeHolder& x : holders) {
+      const uint32_t* offs = x.v->coo_offsets;
+      const uint64_t base = x.v->coo_base;
+      const uint32_t stop = static_cast<uint32_t>(
+          std::lower_bound(offs + x.element, offs + x.element_end, to - base) - offs);
+      scatter_add(dtype_, sums_at + base * elem_size_, offs + x.element, x.v->values + uint64_t{x.element} * elem_size_,
+                  stop - x.element);
+      x.element = stop;
+    }
+  }
+  for (const RangeHolder& x : holders) consume_until(*x.w, x.block_end);
+  out.written_from = t;
+  out.written_to = end;
+}
+
 ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on,
                                                    uint8_t* sums_at) {
   while (true) {
@@ -103,6 +196,11 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
     if (missing >= 0) {
       *waiting_on = missing;
       return Progress::kNeedInput;
+    }
+    if (range_applies(t, sums_at)) {
+      if (!out.indices.empty()) return Progress::kFlush;  // a range comes back alone
+      reduce_range(t, out, sums_at);
+      return Progress::kFlush;
     }
     // Every worker that holds block t has delivered it: sum in rank order.
     const size_t len = layout_.block_length(t);
@@ -146,15 +244,7 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
                             ? estimated_count + (v.first[p.cursor + 1] - v.first[p.cursor])
                             : ResultBatch::kUncounted;
       ++summed;
-      if (++p.cursor == p.view.count) {
-        w.next = p.view.next;
-        retire(p);
-        w.pending.pop_front();
-        w.between_batches = true;
-        ++consumed_;
-      } else {
-        w.next = p.view.indices[p.cursor];
-      }
+      consume_until(w, p.cursor + 1);
     }
     if (wide_ && summed > 1) narrow_from(dtype_, dst, wide_sum_.data(), len);
     out.indices.push_back(t);

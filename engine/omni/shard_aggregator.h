@@ -33,10 +33,15 @@ struct ResultBatch {
   // kUncounted. Only as exact as the senders' encodings: an estimate for the
   // route choice, never a count to pack by.
   std::vector<uint32_t> estimated_counts;
+  // Set by a range reduction (advance): every element of blocks
+  // [written_from, written_to) of sums_at is written, zeros included.
+  uint64_t written_from = 0;
+  uint64_t written_to = 0;
   void clear() {
     indices.clear();
     values.clear();
     estimated_counts.clear();
+    written_from = written_to = 0;
   }
 };
 
@@ -74,6 +79,15 @@ class ShardAggregator {
   // block starts a new input batch of some worker, input is missing, or the
   // shard is done. With `sums_at`, a block's sum is written at its place in
   // the tensor there (element block_begin(t)) instead of into out.values.
+  // There, for 32-bit types, when every worker holding the next block sent
+  // the batch that holds it as offsets, the blocks up to the nearest end of
+  // those batches (or the next block of a worker that does not hold it) are
+  // reduced as one range: out is flushed first, the range's elements are
+  // zeroed a cache-sized chunk at a time and each worker's elements added in
+  // rank order (the same bits as block by block, without a step per block:
+  // at block size 1 a block is an element), and out lists the range's blocks
+  // and comes back alone, with written_from and written_to set. Where
+  // ranges fall depends only on the data, like every other flush.
   Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on, uint8_t* sums_at = nullptr);
 
   // Index of the next block this shard will emit, or kEndOfStream.
@@ -112,6 +126,23 @@ class ShardAggregator {
   std::vector<Frame> spare_frames_;
   std::vector<BatchView> spare_views_;
   void retire(Pending& p);  // its frame and view become spares
+  // advance's range reduction from block t (every holder's front batch is
+  // offsets): false, touching nothing, where it does not apply.
+  bool range_applies(uint64_t t, const uint8_t* sums_at) const;
+  void reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_at);
+  // A worker in a range: its front batch's blocks [block, block_end) and
+  // their elements [element, element_end).
+  struct RangeHolder {
+    WorkerState* w;
+    const BatchView* v;
+    uint32_t block, block_end;
+    uint32_t element, element_end;
+  };
+  std::vector<RangeHolder> range_holders_;  // reduce_range's, kept between ranges
+  std::vector<uint64_t> range_heads_;       // per holder: its next block in the range
+  // Moves worker w's front batch to block `cursor`, past the batch when
+  // that is its end.
+  void consume_until(WorkerState& w, uint32_t cursor);
   uint64_t pushes_ = 0;
   uint64_t consumed_ = 0;
 };

@@ -70,6 +70,9 @@ class WorkerBlockIo {
   // blocks between them.
   virtual uint8_t* host_output() { return nullptr; }
   virtual Status stored_in_place(int shard, std::span<const uint64_t> blocks);
+  // The same for blocks [from, to), every element of which was written
+  // there, zeros included.
+  virtual Status stored_range_in_place(int shard, uint64_t from, uint64_t to);
 };
 
 inline Status WorkerBlockIo::find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found,
@@ -81,6 +84,10 @@ inline Status WorkerBlockIo::find_taking(uint64_t from, uint64_t to, std::vector
 }
 
 inline Status WorkerBlockIo::stored_in_place(int, std::span<const uint64_t>) {
+  return internal_error("omni: this block IO has no host output to sum into");
+}
+
+inline Status WorkerBlockIo::stored_range_in_place(int, uint64_t, uint64_t) {
   return internal_error("omni: this block IO has no host output to sum into");
 }
 
