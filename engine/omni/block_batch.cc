@@ -64,18 +64,26 @@ Status decode_bitmap(std::span<const uint8_t> payload, const BatchHeader& h, con
   const uint8_t* map = maps;
   for (uint32_t i = 0; i < h.count; ++i) {
     const size_t len = layout.block_length(out.indices[i]);
+    const size_t bytes = (len + 7) / 8;
     out.first[i] = static_cast<uint32_t>(out.positions.size());
-    for (size_t byte = 0; byte < (len + 7) / 8; ++byte) {
-      unsigned bits = map[byte];
-      if (byte == len / 8 && (bits >> (len % 8)) != 0)
-        return unavailable_error("block batch bitmap marks elements past its block");
-      while (bits) {
-        const int bit = std::countr_zero(bits);
-        out.positions.push_back(static_cast<uint32_t>(byte * 8 + static_cast<size_t>(bit)));
-        bits &= bits - 1;
+    if (len % 8 != 0 && (map[bytes - 1] >> (len % 8)) != 0)
+      return unavailable_error("block batch bitmap marks elements past its block");
+    auto take = [&](size_t at, uint64_t bits) {  // the set bits of `bits`, element `at` first
+      for (; bits != 0; bits &= bits - 1)
+        out.positions.push_back(static_cast<uint32_t>(at + static_cast<size_t>(std::countr_zero(bits))));
+    };
+    size_t byte = 0;
+    // Eight bytes at a time (bit k of byte j is element 8j + k: on a
+    // little-endian host, bit 8j + k of the word), skipping empty words.
+    if constexpr (std::endian::native == std::endian::little) {
+      for (; byte + 8 <= bytes; byte += 8) {
+        uint64_t word;
+        std::memcpy(&word, map + byte, 8);
+        take(byte * 8, word);
       }
     }
-    map += (len + 7) / 8;
+    for (; byte < bytes; ++byte) take(byte * 8, map[byte]);
+    map += bytes;
   }
   out.first[h.count] = static_cast<uint32_t>(out.positions.size());
   const uint64_t values_at = payload.size() - room + pad8(map_bytes);
