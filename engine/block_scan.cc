@@ -184,11 +184,65 @@ void take_found(const W* t, const BlockLayout& layout, const std::vector<uint64_
   }
 }
 
-// The found blocks of `range` a piece at a time, each piece's elements
-// taken right after it was searched, while it is still in cache.
+// Blocks of up to this many elements are counted from their 16-element
+// non-zero masks, which are kept and, when the block is sparse enough,
+// walked to take its elements: one pass over the block instead of a count
+// and then a take.
+constexpr size_t kMaskedBlock = 1024;
+
+// One non-zero block of kSmallBlock < len <= kMaskedBlock elements: its
+// count, and its elements when it is sparse enough to take.
+template <typename W>
+void count_and_take_block(const W* block, size_t len, std::vector<uint32_t>& counts, FoundElements& taken) {
+  constexpr W kMagnitude = static_cast<W>(static_cast<W>(~W{0}) >> 1);
+  const auto* src = reinterpret_cast<const uint8_t*>(block);
+  uint32_t masks[kMaskedBlock / 16];
+  const size_t groups = len / 16;
+  uint32_t count = 0;
+  for (size_t g = 0; g < groups; ++g) {
+    masks[g] = nonzero_mask16<W>(src + g * 16 * sizeof(W));
+    count += static_cast<uint32_t>(std::popcount(masks[g]));
+  }
+  for (size_t i = groups * 16; i < len; ++i) count += (block[i] & kMagnitude) != 0;
+  counts.push_back(count);
+  if (count > len / kTakeDivisor) {
+    taken.first.push_back(FoundElements::kNotTaken);
+    return;
+  }
+  const size_t at = taken.positions.size();
+  taken.first.push_back(at);
+  taken.positions.resize(at + count);
+  taken.values.resize((at + count) * sizeof(W));
+  uint32_t* pos = taken.positions.data() + at;
+  uint8_t* val = taken.values.data() + at * sizeof(W);
+  auto take = [&](size_t i) {
+    *pos++ = static_cast<uint32_t>(i);
+    std::memcpy(val, src + i * sizeof(W), sizeof(W));
+    val += sizeof(W);
+  };
+  for (size_t g = 0; g < groups; ++g)
+    for (uint32_t mask = masks[g]; mask != 0; mask &= mask - 1) take(g * 16 + static_cast<size_t>(std::countr_zero(mask)));
+  for (size_t i = groups * 16; i < len; ++i)
+    if (block[i] & kMagnitude) take(i);
+}
+
+// Blocks of kSmallBlock < size <= kMaskedBlock: zero blocks skipped by the
+// wide test, the others counted and taken in one pass (count_and_take_block).
+// Other sizes a piece at a time, each piece's elements taken right after it
+// was searched, while it is still in cache.
 template <typename W>
 void find_count_and_take(const W* t, const BlockLayout& layout, BlockRange range, std::vector<uint64_t>& out,
                          std::vector<uint32_t>& counts, FoundElements& taken) {
+  if (layout.block_size() > kSmallBlock && layout.block_size() <= kMaskedBlock) {
+    for (uint64_t b = range.begin; b < range.end; ++b) {
+      const W* block = t + layout.block_begin(b);
+      const size_t len = layout.block_length(b);
+      if (!any_magnitude_bits(block, len)) continue;
+      out.push_back(b);
+      count_and_take_block(block, len, counts, taken);
+    }
+    return;
+  }
   constexpr uint64_t kPieceBytes = 64 << 10;
   const uint64_t piece = std::max<uint64_t>(1, kPieceBytes / (layout.block_size() * sizeof(W)));
   for (uint64_t begin = range.begin; begin < range.end; begin += piece) {
