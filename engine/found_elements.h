@@ -5,6 +5,7 @@
 // lane as much as the scan itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -41,8 +42,8 @@ struct FoundElements {
   }
 };
 
-// The scan takes a block's elements when it holds at most 1/kTakeDivisor
-// non-zeros: the taken pairs then weigh at most half the tensor's bytes
+// The scan takes a block's elements when at most 1/kTakeDivisor of them
+// are non-zero: the taken pairs then weigh at most half the tensor's bytes
 // (fp32; three quarters for 16-bit types), and denser blocks are cheaper to
 // pack from the tensor than to list.
 inline constexpr uint64_t kTakeDivisor = 4;
