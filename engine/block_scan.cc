@@ -159,28 +159,46 @@ void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const Blo
 
 namespace {
 
-// The scan's count sizes the lists first: each element is then two stores.
+// Where a found block's elements go in `taken`, sized by the scan's count
+// so that each element is then two stores; or kNotTaken, recorded by
+// opening, for a block too dense to take.
+template <typename W>
+class TakenBlock {
+ public:
+  TakenBlock(FoundElements& taken, uint32_t count, size_t len) {
+    if (count > len / kTakeDivisor) {
+      taken.first.push_back(FoundElements::kNotTaken);
+      return;
+    }
+    const size_t at = taken.positions.size();
+    taken.first.push_back(at);
+    taken.positions.resize(at + count);
+    taken.values.resize((at + count) * sizeof(W));
+    pos_ = taken.positions.data() + at;
+    val_ = taken.values.data() + at * sizeof(W);
+  }
+  bool taking() const { return pos_ != nullptr; }
+  // Element i of the block at `src`.
+  void take(const uint8_t* src, size_t i) {
+    *pos_++ = static_cast<uint32_t>(i);
+    std::memcpy(val_, src + i * sizeof(W), sizeof(W));
+    val_ += sizeof(W);
+  }
+
+ private:
+  uint32_t* pos_ = nullptr;
+  uint8_t* val_ = nullptr;
+};
+
 template <typename W>
 void take_found(const W* t, const BlockLayout& layout, const std::vector<uint64_t>& out,
                 const std::vector<uint32_t>& counts, size_t from, FoundElements& taken) {
   for (size_t k = from; k < out.size(); ++k) {
     const uint64_t len = layout.block_length(out[k]);
-    if (counts[k] > len / kTakeDivisor) {
-      taken.first.push_back(FoundElements::kNotTaken);
-      continue;
-    }
-    const size_t at = taken.positions.size();
-    taken.first.push_back(at);
-    taken.positions.resize(at + counts[k]);
-    taken.values.resize((at + counts[k]) * sizeof(W));
-    uint32_t* pos = taken.positions.data() + at;
-    uint8_t* val = taken.values.data() + at * sizeof(W);
+    TakenBlock<W> block(taken, counts[k], len);
+    if (!block.taking()) continue;
     const auto* src = reinterpret_cast<const uint8_t*>(t + layout.block_begin(out[k]));
-    for_each_nonzero<W>(src, len, [&](size_t i) {
-      *pos++ = static_cast<uint32_t>(i);
-      std::memcpy(val, src + i * sizeof(W), sizeof(W));
-      val += sizeof(W);
-    });
+    for_each_nonzero<W>(src, len, [&](size_t i) { block.take(src, i); });
   }
 }
 
@@ -205,25 +223,13 @@ void count_and_take_block(const W* block, size_t len, std::vector<uint32_t>& cou
   }
   for (size_t i = groups * 16; i < len; ++i) count += (block[i] & kMagnitude) != 0;
   counts.push_back(count);
-  if (count > len / kTakeDivisor) {
-    taken.first.push_back(FoundElements::kNotTaken);
-    return;
-  }
-  const size_t at = taken.positions.size();
-  taken.first.push_back(at);
-  taken.positions.resize(at + count);
-  taken.values.resize((at + count) * sizeof(W));
-  uint32_t* pos = taken.positions.data() + at;
-  uint8_t* val = taken.values.data() + at * sizeof(W);
-  auto take = [&](size_t i) {
-    *pos++ = static_cast<uint32_t>(i);
-    std::memcpy(val, src + i * sizeof(W), sizeof(W));
-    val += sizeof(W);
-  };
+  TakenBlock<W> taking(taken, count, len);
+  if (!taking.taking()) return;
   for (size_t g = 0; g < groups; ++g)
-    for (uint32_t mask = masks[g]; mask != 0; mask &= mask - 1) take(g * 16 + static_cast<size_t>(std::countr_zero(mask)));
+    for (uint32_t mask = masks[g]; mask != 0; mask &= mask - 1)
+      taking.take(src, g * 16 + static_cast<size_t>(std::countr_zero(mask)));
   for (size_t i = groups * 16; i < len; ++i)
-    if (block[i] & kMagnitude) take(i);
+    if (block[i] & kMagnitude) taking.take(src, i);
 }
 
 // Blocks of kSmallBlock < size <= kMaskedBlock: zero blocks skipped by the

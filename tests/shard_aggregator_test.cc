@@ -346,9 +346,11 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout) {
   auto* sums = reinterpret_cast<uint8_t*>(r.out.data());
   std::vector<size_t> fed(streams.size(), 0);
   uint64_t written_to = 0;  // blocks below are final
+  auto element_of = [&](uint64_t block) { return block < layout.num_blocks() ? layout.block_begin(block) : layout.count(); };
   auto zero_gap = [&](uint64_t to) {
-    if (to > written_to) std::fill(r.out.begin() + static_cast<std::ptrdiff_t>(layout.block_begin(written_to)),
-                                   r.out.begin() + static_cast<std::ptrdiff_t>(to < layout.num_blocks() ? layout.block_begin(to) : layout.count()), 0.0f);
+    if (to > written_to)
+      std::fill(r.out.begin() + static_cast<std::ptrdiff_t>(element_of(written_to)),
+                r.out.begin() + static_cast<std::ptrdiff_t>(element_of(to)), 0.0f);
   };
   while (true) {
     ResultBatch out;

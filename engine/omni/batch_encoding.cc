@@ -199,7 +199,8 @@ void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::s
     uint8_t* map = out.data();
     const uint32_t* pos = positions;
     for (size_t i = 0; i < blocks.size(); ++i) {
-      for (const uint32_t* end = pos + counts[i]; pos != end; ++pos) map[*pos / 8] |= static_cast<uint8_t>(1u << (*pos % 8));
+      for (const uint32_t* end = pos + counts[i]; pos != end; ++pos)
+        map[*pos / 8] |= static_cast<uint8_t>(1u << (*pos % 8));
       map += (layout.block_length(blocks[i]) + 7) / 8;
     }
     std::memcpy(out.data() + pad8(map_bytes), values, value_bytes);
