@@ -6,7 +6,7 @@ import os
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MAGIC, VERSION, END = 0x424E4D4F, 1, (1 << 64) - 1
+MAGIC, VERSION, END = 0x424E4D4F, 3, (1 << 64) - 1
 
 
 def write(target, name, data):

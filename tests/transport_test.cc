@@ -10,29 +10,12 @@
 #include "engine/transport/local_connection.h"
 #include "engine/transport/socket_util.h"
 #include "engine/transport/tcp_connection.h"
+#include "tests/tcp_pair.h"
 
 namespace omnib {
 namespace {
 
 using std::chrono::milliseconds;
-
-// Two TcpConnections joined over loopback.
-struct TcpPair {
-  std::unique_ptr<TcpConnection> a, b;
-  TcpPair(uint32_t job_a, uint32_t job_b, milliseconds timeout) {
-    auto lfd = listen_on({"127.0.0.1", 0});
-    EXPECT_TRUE(lfd.is_ok());
-    auto addr = local_address(lfd.value());
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    auto cfd = dial(addr.value(), deadline);
-    auto sfd = accept_before(lfd.value(), deadline);
-    close(lfd.value());
-    EXPECT_TRUE(configure_stream_socket(cfd.value()).is_ok());
-    EXPECT_TRUE(configure_stream_socket(sfd.value()).is_ok());
-    a = std::make_unique<TcpConnection>(cfd.value(), 1, job_a, timeout);
-    b = std::make_unique<TcpConnection>(sfd.value(), 0, job_b, timeout);
-  }
-};
 
 TEST(TcpConnection, GatherSendAndCountedBytes) {
   TcpPair p(7, 7, milliseconds(2000));

@@ -10,7 +10,8 @@ namespace omnib::wire {
 
 constexpr uint32_t kMagic = 0x424e4d4f;  // "OMNB" as bytes on the wire
 // 2: links open with a challenge and an authenticated hello.
-constexpr uint16_t kVersion = 2;
+// 3: TCP links carry credits (kCredit).
+constexpr uint16_t kVersion = 3;
 // Upper bound for one frame's payload; a header announcing more is rejected
 // before any allocation, so a corrupt or hostile peer cannot exhaust memory.
 constexpr uint64_t kMaxPayload = uint64_t{1} << 30;
@@ -24,6 +25,7 @@ enum class FrameType : uint16_t {
   kSparse = 5,       // an index/value list (sparse baselines)
   kControl = 6,      // small control messages
   kChallenge = 7,    // the acceptor's first frame on a link: ChallengePayload
+  kCredit = 8,       // TCP flow control, receiver -> sender: CreditPayload (not a collective's frame)
 };
 
 struct FrameHeader {
@@ -36,6 +38,15 @@ struct FrameHeader {
   uint64_t length;  // payload bytes that follow
 };
 static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
+
+// A TCP link's receiver, once it has a byte budget, tells its sender what
+// its reader took: the sender keeps the frame bytes it has started within
+// `bytes_read + bytes_budget` (docs/wire-format.md, "Credits on TCP links").
+struct CreditPayload {
+  uint64_t bytes_read;    // frame bytes (headers included) the reader took or holds in its window
+  uint64_t bytes_budget;  // bytes the sender may have beyond them; 0: no limit
+};
+static_assert(sizeof(CreditPayload) == 16);
 
 // Sent by the accepting rank as soon as it accepts: a fresh nonce the dialer
 // must prove the job token over.

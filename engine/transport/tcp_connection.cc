@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 
 namespace omnib {
@@ -17,6 +18,7 @@ using SteadyClock = std::chrono::steady_clock;
 namespace {
 
 constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
+uint64_t frame_bytes(const wire::FrameHeader& h) { return kHeaderBytes + h.length; }
 
 }  // namespace
 
@@ -47,8 +49,14 @@ void TcpConnection::on_ready(uint32_t events) {
   if (!failure_.is_ok()) return;
   const size_t received_before = inbox_.size();
   const uint64_t done_before = done_;
+  const uint64_t peer_read_before = peer_read_;
+  const uint64_t peer_budget_before = peer_budget_;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_available_locked();
-  if (events & EPOLLOUT) write_available_locked();
+  // A credit that arrived lets held frames go, and frames that arrived may
+  // make one due: both write without the socket having said it has room.
+  const bool credit_in = peer_read_ != peer_read_before || peer_budget_ != peer_budget_before;
+  const bool credit_out = queue_credit_if_due_locked();
+  if ((events & EPOLLOUT) || credit_in || credit_out) write_available_locked();
   notify_locked(inbox_.size() != received_before, done_ != done_before);
 }
 
@@ -70,7 +78,7 @@ void TcpConnection::notify_locked(bool received, bool sent) {
 }
 
 void TcpConnection::read_available_locked() {
-  while (failure_.is_ok() && inbox_.size() < recv_window_) {
+  while (failure_.is_ok() && inbox_.size() < read_limit_locked()) {
     ssize_t n;
     if (have_ < kHeaderBytes) {
       n = read(fd_, reinterpret_cast<char*>(&reading_.header) + have_, kHeaderBytes - have_);
@@ -92,6 +100,11 @@ void TcpConnection::read_available_locked() {
     if (before < kHeaderBytes && have_ == kHeaderBytes) {
       // Checked before a byte of payload is allocated or read.
       Status valid = validate_header(reading_.header, job_id_, peer_rank_);
+      if (valid.is_ok() && reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit) &&
+          reading_.header.length != sizeof(wire::CreditPayload))
+        valid = unavailable_error(name_ + ": a credit frame of " + std::to_string(reading_.header.length) +
+                                  " bytes, not " + std::to_string(sizeof(wire::CreditPayload)) +
+                                  " (a corrupt stream, or a peer of another build)");
       if (!valid.is_ok()) {
         fail_locked(valid);
         return;
@@ -102,7 +115,19 @@ void TcpConnection::read_available_locked() {
       }
       reading_.payload.resize(reading_.header.length);
     }
+    if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes &&
+        reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
+      // Flow control, not a frame of the collective: neither delivered nor counted.
+      have_ = 0;
+      Status took = take_credit_locked();
+      if (!took.is_ok()) {
+        fail_locked(took);
+        return;
+      }
+      continue;
+    }
     if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes) {
+      bytes_arrived_ += have_;
       received_.fetch_add(have_, std::memory_order_relaxed);
       frames_received_.fetch_add(1, std::memory_order_relaxed);
       inbox_.push_back(std::move(reading_));
@@ -117,8 +142,18 @@ void TcpConnection::read_available_locked() {
 }
 
 void TcpConnection::write_available_locked() {
-  while (failure_.is_ok() && !outbox_.empty()) {
+  while (failure_.is_ok()) {
+    if (credit_out_.pending && (outbox_.empty() || !outbox_.front().started)) {
+      if (!write_credit_locked()) return;
+      continue;
+    }
+    if (outbox_.empty()) return;
     Outgoing& o = outbox_.front();
+    if (!o.started) {
+      if (!credit_allows_locked(o)) return;  // the peer's next credit writes on
+      o.started = true;
+      bytes_started_ += frame_bytes(o.header);
+    }
     msghdr msg{};
     msg.msg_iov = o.iov.data() + o.next;
     msg.msg_iovlen = std::min<size_t>(o.iov.size() - o.next, IOV_MAX);
@@ -199,7 +234,8 @@ Result<bool> TcpConnection::try_recv(Frame& frame) {
     if (!failure_.is_ok()) return failure_;
     return false;
   }
-  const bool was_full = inbox_.size() >= recv_window_;
+  const bool was_full = inbox_.size() >= read_limit_locked();
+  bytes_taken_ += frame_bytes(inbox_.front().header);
   std::swap(frame, inbox_.front());
   // The caller's old payload buffer serves a later frame.
   if (spare_payloads_.size() < recv_window_) spare_payloads_.push_back(std::move(inbox_.front().payload));
@@ -210,6 +246,11 @@ Result<bool> TcpConnection::try_recv(Frame& frame) {
     const size_t before = inbox_.size();
     read_available_locked();
     if (inbox_.size() != before && receive_waker_) receive_waker_->notify();
+  }
+  if (queue_credit_if_due_locked()) {
+    const uint64_t done_before = done_;
+    write_available_locked();
+    notify_locked(false, done_ != done_before);
   }
   return true;
 }
@@ -246,12 +287,107 @@ void TcpConnection::set_windows(size_t recv_frames, size_t send_frames, size_t i
   std::lock_guard lock(mu_);
   recv_window_ = std::max<size_t>(1, recv_frames);
   send_window_ = std::max<size_t>(1, send_frames);
-  if (inflight_bytes > 0) {
-    // The kernel doubles the value for its own bookkeeping; TCP advertises
-    // about what was asked.
-    const int bytes = static_cast<int>(std::min<size_t>(inflight_bytes, INT_MAX / 2));
-    setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+  // The budget travels as credits, not as a smaller socket receive buffer:
+  // a buffer shrunk to a few KiB held less than the window TCP had promised
+  // (the kernel counts each packet's overhead, which small frames make
+  // large), the excess was dropped, and a lost tail waited out a 200 ms
+  // retransmission timeout.
+  budget_ = inflight_bytes;
+  // A wider window or a budget reads on, and the socket may say nothing
+  // new about bytes already waiting in it.
+  const size_t received_before = inbox_.size();
+  read_available_locked();
+  if (queue_credit_if_due_locked()) write_available_locked();
+  // A wider send window lets a waiting sender on.
+  notify_locked(inbox_.size() != received_before, true);
+}
+
+uint64_t TcpConnection::bytes_read_locked() const {
+  uint64_t read = bytes_taken_;
+  const size_t held = std::min(inbox_.size(), recv_window_);
+  for (size_t i = 0; i < held; ++i) read += frame_bytes(inbox_[i].header);
+  return read;
+}
+
+size_t TcpConnection::read_limit_locked() const {
+  // With a budget the sender's credits bound what arrives, and the loop
+  // reads on: a credit for this end's own sends may follow the frames (a
+  // loop that stopped at a full inbox held it up, and two ranks each
+  // waiting for the other's frames stalled).
+  return budget_ == 0 ? recv_window_ : SIZE_MAX;
+}
+
+// Credits go out when a quarter of the budget was read since the last, or
+// when the reader took something and more than a quarter of the budget
+// arrived since the last credit with no frame half read (the sender may be
+// held back: it goes past the budget only with at most a quarter unread).
+bool TcpConnection::credit_due_locked() const {
+  if (budget_ != advertised_budget_) return true;
+  const uint64_t read = bytes_read_locked();
+  if (budget_ == 0 || read <= advertised_read_) return false;
+  const uint64_t quarter = budget_ / 4;
+  return read - advertised_read_ >= quarter || (have_ == 0 && bytes_arrived_ - advertised_read_ > quarter);
+}
+
+bool TcpConnection::queue_credit_if_due_locked() {
+  // A credit half written goes out as it is; the next one follows it.
+  if (credit_out_.written > 0 || !failure_.is_ok() || !credit_due_locked()) return false;
+  credit_out_.header = make_header(wire::FrameType::kCredit, job_id_, 0, 0, sizeof(wire::CreditPayload));
+  credit_out_.payload = {bytes_read_locked(), budget_};
+  credit_out_.pending = true;
+  advertised_read_ = credit_out_.payload.bytes_read;
+  advertised_budget_ = budget_;
+  return true;
+}
+
+bool TcpConnection::credit_allows_locked(const Outgoing& o) const {
+  if (peer_budget_ == 0) return true;
+  // Beyond the budget only when at most a quarter of it is unread, so a
+  // frame larger than what is left still goes.
+  return bytes_started_ + frame_bytes(o.header) <= peer_read_ + peer_budget_ ||
+         bytes_started_ <= peer_read_ + peer_budget_ / 4;
+}
+
+Status TcpConnection::take_credit_locked() {
+  wire::CreditPayload c{};
+  std::memcpy(&c, reading_.payload.data(), sizeof(c));
+  if (c.bytes_read > bytes_started_)
+    return unavailable_error(name_ + ": a credit for " + std::to_string(c.bytes_read) + " bytes read, but only " +
+                             std::to_string(bytes_started_) + " were sent (a corrupt stream?)");
+  peer_read_ = std::max(peer_read_, c.bytes_read);
+  peer_budget_ = c.bytes_budget;
+  return Status::ok();
+}
+
+bool TcpConnection::write_credit_locked() {
+  CreditFrame& c = credit_out_;
+  while (c.written < kHeaderBytes + sizeof(c.payload)) {
+    iovec iov[2] = {{&c.header, kHeaderBytes}, {&c.payload, sizeof(c.payload)}};
+    size_t skip = c.written;
+    int first = 0;
+    if (skip >= kHeaderBytes) {
+      skip -= kHeaderBytes;
+      first = 1;
+    }
+    iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + skip;
+    iov[first].iov_len -= skip;
+    msghdr msg{};
+    msg.msg_iov = iov + first;
+    msg.msg_iovlen = static_cast<size_t>(2 - first);
+    const ssize_t w = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
+      fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(errno) + " (did the peer die?)"));
+      return false;
+    }
+    c.written += static_cast<size_t>(w);
   }
+  c.written = 0;
+  c.pending = false;
+  // The reader may have taken more while it was being written.
+  queue_credit_if_due_locked();
+  return true;
 }
 
 size_t TcpConnection::recv_window() const {

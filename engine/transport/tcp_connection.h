@@ -4,9 +4,13 @@
 // Owns the fd.
 //
 // Flow control: while the inbox holds recv_window() frames the loop stops
-// reading the socket, and TCP's own window holds the sender back; the
-// receive buffer (set_windows' inflight_bytes) bounds how many bytes the
-// peer may have in flight towards this end.
+// reading the socket, and TCP's own window holds the sender back. With a
+// byte budget (set_windows' inflight_bytes) the receiver sends credits
+// (wire::kCredit) saying what its reader took, and the sender keeps the
+// frames it starts within that plus the budget, so the bytes in flight or
+// unread towards this end stay within the budget whatever the kernel's
+// buffers hold; the loop then reads on past recv_window() frames, so that
+// a credit behind them is not held up.
 #pragma once
 
 #include <atomic>
@@ -56,6 +60,14 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
     std::vector<iovec> iov;  // header first, then the caller's parts
     size_t next = 0;         // first iovec not fully written
     uint64_t ticket = 0;
+    bool started = false;    // some of it is written: nothing may go between its bytes
+  };
+  // The next credit to send; it goes between frames, never inside one.
+  struct CreditFrame {
+    wire::FrameHeader header;
+    wire::CreditPayload payload;
+    size_t written = 0;  // bytes of header and payload written
+    bool pending = false;
   };
 
   void on_ready(uint32_t events) override;
@@ -64,6 +76,17 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   void write_available_locked();
   void fail_locked(Status why);
   void watch_locked();  // tells the loop what this socket waits for now
+  // Credits. Receive side: what the reader took or holds in its window; the
+  // frames the loop reads before it stops; whether a credit is due, and
+  // queueing it. Send side: whether the peer's credit lets `o` start;
+  // taking a credit that arrived; writing the queued one.
+  uint64_t bytes_read_locked() const;
+  size_t read_limit_locked() const;
+  bool credit_due_locked() const;
+  bool queue_credit_if_due_locked();
+  bool credit_allows_locked(const Outgoing& o) const;
+  Status take_credit_locked();
+  bool write_credit_locked();
   void notify_locked(bool received, bool sent);
   Status state_error_locked() const;
 
@@ -84,12 +107,21 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   Frame reading_;  // the frame being read
   size_t have_ = 0;  // bytes of it read so far, header included
   std::vector<UninitBytes> spare_payloads_;
+  uint64_t budget_ = 0;             // bytes the peer may have beyond what the reader took; 0: none
+  uint64_t bytes_taken_ = 0;        // frame bytes the reader took
+  uint64_t bytes_arrived_ = 0;      // frame bytes read off the socket (credits aside)
+  uint64_t advertised_read_ = 0;    // the last credit's bytes_read
+  uint64_t advertised_budget_ = 0;  // and its budget
+  CreditFrame credit_out_;
 
   // Send side.
   std::deque<Outgoing> outbox_;
   size_t send_window_ = 16;
   uint64_t posted_ = 0;
   uint64_t done_ = 0;
+  uint64_t bytes_started_ = 0;  // frame bytes whose writing began
+  uint64_t peer_read_ = 0;      // from the peer's latest credit
+  uint64_t peer_budget_ = 0;    // 0: the peer set no budget
 
   Status failure_;  // set once: the link is dead
   bool aborted_ = false;
