@@ -39,6 +39,9 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
 
+// Bytes a frame takes on the wire: its header and its payload.
+constexpr uint64_t frame_bytes(const FrameHeader& h) { return sizeof(FrameHeader) + h.length; }
+
 // A TCP link's receiver, once it has a byte budget, tells its sender what
 // its reader took: the sender keeps the frame bytes it has started within
 // `bytes_read + bytes_budget` (docs/wire-format.md, "Credits on TCP links").
