@@ -125,23 +125,21 @@ void write_raw(int fd, const void* data, size_t n) {
   ASSERT_EQ(::send(fd, data, n, MSG_NOSIGNAL), static_cast<ssize_t>(n));
 }
 
-TEST(TcpCredits, ACreditOfTheWrongLengthFailsTheLink) {
+TEST(TcpCredits, ACreditWithAPayloadFailsTheLink) {
   RawPeer peer(7, milliseconds(2000));
-  const wire::FrameHeader h = make_header(wire::FrameType::kCredit, 7, 0, 0, 8);
+  const wire::FrameHeader h = make_header(wire::FrameType::kCredit, 7, kBudget, 0, 8);
   write_raw(peer.raw, &h, sizeof(h));
   write_raw(peer.raw, "12345678", 8);
   Frame f;
   const Status s = peer.conn->recv(f);
   EXPECT_EQ(s.code(), Code::kUnavailable);
-  EXPECT_NE(s.message().find("credit frame of 8 bytes"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("credit frame with 8 payload bytes"), std::string::npos) << s.message();
 }
 
 TEST(TcpCredits, ACreditForBytesNeverSentFailsTheLink) {
   RawPeer peer(7, milliseconds(2000));
-  const wire::FrameHeader h = make_header(wire::FrameType::kCredit, 7, 0, 0, sizeof(wire::CreditPayload));
-  const wire::CreditPayload c{4096, kBudget};
+  const wire::FrameHeader h = make_header(wire::FrameType::kCredit, 7, kBudget, 4096, 0);
   write_raw(peer.raw, &h, sizeof(h));
-  write_raw(peer.raw, &c, sizeof(c));
   Frame f;
   const Status s = peer.conn->recv(f);
   EXPECT_EQ(s.code(), Code::kUnavailable);

@@ -25,7 +25,7 @@ enum class FrameType : uint16_t {
   kSparse = 5,       // an index/value list (sparse baselines)
   kControl = 6,      // small control messages
   kChallenge = 7,    // the acceptor's first frame on a link: ChallengePayload
-  kCredit = 8,       // TCP flow control, receiver -> sender: CreditPayload (not a collective's frame)
+  kCredit = 8,       // TCP flow control, receiver -> sender: a header alone (not a collective's frame)
 };
 
 struct FrameHeader {
@@ -39,17 +39,15 @@ struct FrameHeader {
 };
 static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
 
+// A credit (kCredit) is a header with no payload: a TCP link's receiver,
+// once it has a byte budget, tells its sender in `seq` the frame bytes
+// (headers included) its reader took or holds in its window, and in `tag`
+// the budget (0: no limit); the sender keeps the frame bytes it starts
+// within their sum (docs/wire-format.md, "Credits on TCP links"). One
+// header is one read for the sender, where a payload would be a second.
+
 // Bytes a frame takes on the wire: its header and its payload.
 constexpr uint64_t frame_bytes(const FrameHeader& h) { return sizeof(FrameHeader) + h.length; }
-
-// A TCP link's receiver, once it has a byte budget, tells its sender what
-// its reader took: the sender keeps the frame bytes it has started within
-// `bytes_read + bytes_budget` (docs/wire-format.md, "Credits on TCP links").
-struct CreditPayload {
-  uint64_t bytes_read;    // frame bytes (headers included) the reader took or holds in its window
-  uint64_t bytes_budget;  // bytes the sender may have beyond them; 0: no limit
-};
-static_assert(sizeof(CreditPayload) == 16);
 
 // Sent by the accepting rank as soon as it accepts: a fresh nonce the dialer
 // must prove the job token over.

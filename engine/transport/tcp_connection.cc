@@ -100,10 +100,9 @@ void TcpConnection::read_available_locked() {
       // Checked before a byte of payload is allocated or read.
       Status valid = validate_header(reading_.header, job_id_, peer_rank_);
       if (valid.is_ok() && reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit) &&
-          reading_.header.length != sizeof(wire::CreditPayload))
-        valid = unavailable_error(name_ + ": a credit frame of " + std::to_string(reading_.header.length) +
-                                  " bytes, not " + std::to_string(sizeof(wire::CreditPayload)) +
-                                  " (a corrupt stream, or a peer of another build)");
+          reading_.header.length != 0)
+        valid = unavailable_error(name_ + ": a credit frame with " + std::to_string(reading_.header.length) +
+                                  " payload bytes, not none (a corrupt stream, or a peer of another build)");
       if (!valid.is_ok()) {
         fail_locked(valid);
         return;
@@ -118,7 +117,7 @@ void TcpConnection::read_available_locked() {
         reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
       // Flow control, not a frame of the collective: neither delivered nor counted.
       have_ = 0;
-      Status took = take_credit_locked();
+      Status took = take_credit_locked(reading_.header);
       if (!took.is_ok()) {
         fail_locked(took);
         return;
@@ -291,7 +290,7 @@ void TcpConnection::set_windows(size_t recv_frames, size_t send_frames, size_t i
   // (the kernel counts each packet's overhead, which small frames make
   // large), the excess was dropped, and a lost tail waited out a 200 ms
   // retransmission timeout.
-  budget_ = inflight_bytes;
+  budget_ = std::min<uint64_t>(inflight_bytes, UINT32_MAX);  // a credit carries it in 32 bits
   // A wider window or a budget reads on, and the socket may say nothing
   // new about bytes already waiting in it.
   const size_t received_before = inbox_.size();

@@ -65,8 +65,7 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   // The next credit to send; it goes between frames, never inside one.
   struct CreditFrame {
     wire::FrameHeader header;
-    wire::CreditPayload payload;
-    size_t written = 0;  // bytes of header and payload written
+    size_t written = 0;  // bytes of the header written
     bool pending = false;
   };
 
@@ -85,7 +84,7 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   bool credit_due_locked() const;
   bool queue_credit_if_due_locked();
   bool credit_allows_locked(const Outgoing& o) const;
-  Status take_credit_locked();
+  Status take_credit_locked(const wire::FrameHeader& credit);
   bool write_credit_locked();
   void notify_locked(bool received, bool sent);
   Status state_error_locked() const;

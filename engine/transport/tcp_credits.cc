@@ -46,11 +46,11 @@ bool TcpConnection::credit_due_locked() const {
 bool TcpConnection::queue_credit_if_due_locked() {
   // A credit half written goes out as it is; the next one follows it.
   if (credit_out_.written > 0 || !failure_.is_ok() || !credit_due_locked()) return false;
-  credit_out_.header = make_header(wire::FrameType::kCredit, job_id_, 0, 0, sizeof(wire::CreditPayload));
-  credit_out_.payload = {bytes_read_locked(), budget_};
-  credit_out_.pending = true;
-  advertised_read_ = credit_out_.payload.bytes_read;
+  advertised_read_ = bytes_read_locked();
   advertised_budget_ = budget_;
+  credit_out_.header = make_header(wire::FrameType::kCredit, job_id_, static_cast<uint32_t>(advertised_budget_),
+                                   advertised_read_, 0);
+  credit_out_.pending = true;
   return true;
 }
 
@@ -62,33 +62,21 @@ bool TcpConnection::credit_allows_locked(const Outgoing& o) const {
          bytes_started_ <= peer_read_ + peer_budget_ / 4;
 }
 
-Status TcpConnection::take_credit_locked() {
-  wire::CreditPayload c{};
-  std::memcpy(&c, reading_.payload.data(), sizeof(c));
-  if (c.bytes_read > bytes_started_)
-    return unavailable_error(name_ + ": a credit for " + std::to_string(c.bytes_read) + " bytes read, but only " +
+Status TcpConnection::take_credit_locked(const wire::FrameHeader& credit) {
+  const uint64_t bytes_read = credit.seq;
+  if (bytes_read > bytes_started_)
+    return unavailable_error(name_ + ": a credit for " + std::to_string(bytes_read) + " bytes read, but only " +
                              std::to_string(bytes_started_) + " were sent (a corrupt stream?)");
-  peer_read_ = std::max(peer_read_, c.bytes_read);
-  peer_budget_ = c.bytes_budget;
+  peer_read_ = std::max(peer_read_, bytes_read);
+  peer_budget_ = credit.tag;
   return Status::ok();
 }
 
 bool TcpConnection::write_credit_locked() {
   CreditFrame& c = credit_out_;
-  while (c.written < kHeaderBytes + sizeof(c.payload)) {
-    iovec iov[2] = {{&c.header, kHeaderBytes}, {&c.payload, sizeof(c.payload)}};
-    size_t skip = c.written;
-    int first = 0;
-    if (skip >= kHeaderBytes) {
-      skip -= kHeaderBytes;
-      first = 1;
-    }
-    iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + skip;
-    iov[first].iov_len -= skip;
-    msghdr msg{};
-    msg.msg_iov = iov + first;
-    msg.msg_iovlen = static_cast<size_t>(2 - first);
-    const ssize_t w = sendmsg(fd_, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (c.written < kHeaderBytes) {
+    const ssize_t w = ::send(fd_, reinterpret_cast<const char*>(&c.header) + c.written, kHeaderBytes - c.written,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
     if (w < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
