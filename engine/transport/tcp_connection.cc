@@ -76,6 +76,10 @@ void TcpConnection::notify_locked(bool received, bool sent) {
   if (sent && send_waker_) send_waker_->notify();
 }
 
+void TcpConnection::fail_send_locked(int err) {
+  fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(err) + " (did the peer die?)"));
+}
+
 void TcpConnection::read_available_locked() {
   while (failure_.is_ok() && inbox_.size() < read_limit_locked()) {
     ssize_t n;
@@ -107,22 +111,21 @@ void TcpConnection::read_available_locked() {
         fail_locked(valid);
         return;
       }
+      if (reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
+        // Flow control, not a frame of the collective: neither delivered nor counted.
+        have_ = 0;
+        Status took = take_credit_locked(reading_.header);
+        if (!took.is_ok()) {
+          fail_locked(took);
+          return;
+        }
+        continue;
+      }
       if (reading_.payload.capacity() < reading_.header.length && !spare_payloads_.empty()) {
         reading_.payload = std::move(spare_payloads_.back());
         spare_payloads_.pop_back();
       }
       reading_.payload.resize(reading_.header.length);
-    }
-    if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes &&
-        reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
-      // Flow control, not a frame of the collective: neither delivered nor counted.
-      have_ = 0;
-      Status took = take_credit_locked(reading_.header);
-      if (!took.is_ok()) {
-        fail_locked(took);
-        return;
-      }
-      continue;
     }
     if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes) {
       bytes_arrived_ += have_;
@@ -159,7 +162,7 @@ void TcpConnection::write_available_locked() {
     if (w < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return;  // the loop hears when there is room
-      fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(errno) + " (did the peer die?)"));
+      fail_send_locked(errno);
       return;
     }
     sent_.fetch_add(static_cast<uint64_t>(w), std::memory_order_relaxed);

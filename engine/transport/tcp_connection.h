@@ -74,6 +74,7 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   void read_available_locked();
   void write_available_locked();
   void fail_locked(Status why);
+  void fail_send_locked(int err);  // a send's errno
   void watch_locked();  // tells the loop what this socket waits for now
   // Credits. Receive side: what the reader took or holds in its window; the
   // frames the loop reads before it stops; whether a credit is due, and

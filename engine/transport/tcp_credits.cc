@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 
 #include "engine/transport/tcp_connection.h"
 
@@ -37,8 +36,9 @@ size_t TcpConnection::read_limit_locked() const {
 // held back: it goes past the budget only with at most a quarter unread).
 bool TcpConnection::credit_due_locked() const {
   if (budget_ != advertised_budget_) return true;
+  if (budget_ == 0) return false;  // links without a budget skip the count
   const uint64_t read = bytes_read_locked();
-  if (budget_ == 0 || read <= advertised_read_) return false;
+  if (read <= advertised_read_) return false;
   const uint64_t quarter = budget_ / 4;
   return read - advertised_read_ >= quarter || (have_ == 0 && bytes_arrived_ - advertised_read_ > quarter);
 }
@@ -80,7 +80,7 @@ bool TcpConnection::write_credit_locked() {
     if (w < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return false;
-      fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(errno) + " (did the peer die?)"));
+      fail_send_locked(errno);
       return false;
     }
     c.written += static_cast<size_t>(w);
