@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <random>
@@ -330,9 +331,8 @@ TEST(ShardAggregatorCounts, ConsumedViewsAreKeptForReuse) {
 
 struct Reduced {
   std::vector<float> out;
-  std::vector<uint64_t> indices;          // every emitted block, in order
-  std::vector<uint32_t> estimated_counts;
-  size_t ranges = 0;                      // batches reduced as a range
+  BatchShape shape;   // of every flush: a range's range_shape, or its blocks with their estimated counts
+  size_t ranges = 0;  // batches reduced as a range
 };
 
 // Every worker's stream reduced into `out` as the direct route does (sums
@@ -364,18 +364,23 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout) {
       ++fed[w];
       continue;
     }
-    if (out.written_to > out.written_from) {
+    if (out.is_range()) {
+      EXPECT_TRUE(out.indices.empty());
       ++r.ranges;
       zero_gap(out.written_from);
       written_to = out.written_to;
+      r.shape.blocks += out.range_shape.blocks;
+      r.shape.elements += out.range_shape.elements;
+      r.shape.nonzeros += out.range_shape.nonzeros;
+      r.shape.bitmap_bytes += out.range_shape.bitmap_bytes;
     } else {
-      for (uint64_t b : out.indices) {
+      for (size_t i = 0; i < out.indices.size(); ++i) {
+        const uint64_t b = out.indices[i];
         zero_gap(b);
         written_to = b + 1;
+        r.shape.add_block(layout.block_length(b), out.estimated_counts[i]);
       }
     }
-    r.indices.insert(r.indices.end(), out.indices.begin(), out.indices.end());
-    r.estimated_counts.insert(r.estimated_counts.end(), out.estimated_counts.begin(), out.estimated_counts.end());
     if (progress == ShardAggregator::Progress::kDone) break;
   }
   zero_gap(layout.num_blocks());
@@ -383,10 +388,13 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout) {
 }
 
 // The range reduction (every holder sent offsets) gives the very bits the
-// block-by-block one gives (bitmap batches force that one), lists the same
-// blocks with the same estimated counts, at block sizes 1 to 300, with
-// batch ends that differ between workers and values whose sum depends on
-// the order they are added in.
+// block-by-block one gives (bitmap batches force that one), and a result
+// shape with the same blocks, elements and bitmap bytes, at block sizes 1 to
+// 300, with batch ends that differ between workers and values whose sum
+// depends on the order they are added in. Its non-zero estimate caps the
+// holders' counts per range, not per block: no lower than the per-block
+// caps, no higher than the holders' counts, and equal where no block's
+// counts reach its length.
 TEST(ShardAggregatorRange, MatchesTheBlockByBlockReductionBitForBit) {
   std::mt19937 rng(17);
   for (size_t block : {size_t{1}, size_t{4}, size_t{37}, size_t{300}}) {
@@ -409,8 +417,17 @@ TEST(ShardAggregatorRange, MatchesTheBlockByBlockReductionBitForBit) {
       EXPECT_GT(range.ranges, 0u);
       EXPECT_EQ(blocks.ranges, 0u);
       ASSERT_EQ(0, std::memcmp(range.out.data(), blocks.out.data(), range.out.size() * 4));
-      EXPECT_EQ(range.indices, blocks.indices);
-      EXPECT_EQ(range.estimated_counts, blocks.estimated_counts);
+      EXPECT_EQ(range.shape.blocks, blocks.shape.blocks);
+      EXPECT_EQ(range.shape.elements, blocks.shape.elements);
+      EXPECT_EQ(range.shape.bitmap_bytes, blocks.shape.bitmap_bytes);
+      uint64_t held = 0;
+      for (const auto& t : tensors)
+        held += static_cast<uint64_t>(std::count_if(t.begin(), t.end(), [](float v) { return v != 0.0f; }));
+      EXPECT_GE(range.shape.nonzeros, blocks.shape.nonzeros);
+      EXPECT_LE(range.shape.nonzeros, held);
+      if (block == 1 || fill * static_cast<double>(block) * static_cast<double>(tensors.size()) < 0.1) {
+        EXPECT_EQ(range.shape.nonzeros, blocks.shape.nonzeros);
+      }
       // And the sums are the rank-order sums.
       for (size_t i = 0; i < layout.count(); i += 97) {
         float want = 0.0f;

@@ -567,12 +567,12 @@ Status OmniCollective::aggregate_direct() {
       trace::Span reduce("reduce", trace::Kind::kCompute);
       int waiting_on = -1;
       const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on, sums_at);
-      reduce.set_blocks(batch.indices.size());
+      reduce.set_blocks(batch.is_range() ? batch.range_shape.blocks : batch.indices.size());
       reduce.end();
       if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
         finished = aggregator_->global_next() == kEndOfStream;
         count_direct_results(batch, sums_at);
-        if (batch.written_to > batch.written_from)
+        if (batch.is_range())
           OMNIB_RETURN_IF_ERROR(io_->stored_range_in_place(0, batch.written_from, batch.written_to));
         else
           OMNIB_RETURN_IF_ERROR(io_->stored_in_place(0, batch.indices));
@@ -624,7 +624,7 @@ void OmniCollective::count_direct_results(const ResultBatch& batch, const uint8_
   if (route_policy_ != RoutePolicy::kAuto) return;
   // The holders' counts estimate the sums': recounting every block of the
   // output cost this lane a pass over it.
-  const BatchShape shape = result_shape(batch, sums_at, true);
+  const BatchShape shape = batch.is_range() ? batch.range_shape : result_shape(batch, sums_at, true);
   traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
                       encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
 }

@@ -1,6 +1,7 @@
 #include "engine/omni/shard_aggregator.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 
@@ -12,6 +13,9 @@ namespace {
 // A range reduction zeroes and sums this many elements at a time (64 KiB of
 // fp32: the zeros are still in cache when the holders' elements land).
 constexpr uint64_t kRangeChunkElements = 16384;
+// A range with fewer elements than cache lines is zeroed in one pass before
+// its elements are added.
+constexpr uint64_t kCacheLine = 64;
 
 }  // namespace
 
@@ -104,6 +108,35 @@ bool ShardAggregator::range_applies(uint64_t t, const uint8_t* sums_at) const {
   return true;
 }
 
+BatchShape ShardAggregator::range_result_shape(uint64_t t, uint64_t end) {
+  // The union of the holders' blocks, as bits: merging their index lists
+  // block by block cost more than the sums themselves at small blocks.
+  range_marks_.assign((end - t + 63) / 64, 0);
+  uint64_t counted = 0;
+  for (const RangeHolder& x : range_holders_) {
+    for (uint32_t i = x.block; i < x.block_end; ++i) {
+      const uint64_t r = x.v->indices[i] - t;
+      range_marks_[r / 64] |= uint64_t{1} << (r % 64);
+    }
+    counted += x.element_end - x.element;
+  }
+  uint64_t blocks = 0;
+  for (uint64_t word : range_marks_) blocks += static_cast<uint64_t>(std::popcount(word));
+  BatchShape shape;
+  shape.blocks = blocks;
+  shape.elements = blocks * layout_.block_size();
+  shape.bitmap_bytes = blocks * ((layout_.block_size() + 7) / 8);
+  // Only the tensor's last block may be short.
+  const uint64_t last = layout_.num_blocks() - 1;
+  if (end > last && (range_marks_[(last - t) / 64] >> ((last - t) % 64) & 1) != 0) {
+    const uint64_t len = layout_.block_length(last);
+    shape.elements -= layout_.block_size() - len;
+    shape.bitmap_bytes -= (layout_.block_size() + 7) / 8 - (len + 7) / 8;
+  }
+  shape.nonzeros = std::min(counted, shape.elements);
+  return shape;
+}
+
 void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_at) {
   // Up to where every holder's elements are in hand: the end of its front
   // batch; a worker not holding t may hold its next block, in a batch to come.
@@ -123,47 +156,37 @@ void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_a
     holders.push_back(RangeHolder{&w, &v, p.cursor, block_end, v.first[p.cursor], v.first[block_end]});
     w.between_batches = false;
   }
-  // The range's blocks (the union of the holders') and their estimated
-  // counts, merged in index order from each holder's next block.
-  auto head = [](const RangeHolder& x) { return x.block < x.block_end ? x.v->indices[x.block] : kEndOfStream; };
-  std::vector<uint64_t>& heads = range_heads_;
-  heads.clear();
-  for (const RangeHolder& x : holders) heads.push_back(head(x));
-  while (true) {
-    uint64_t b = kEndOfStream;
-    for (uint64_t h : heads) b = std::min(b, h);
-    if (b == kEndOfStream) break;
-    uint64_t count = 0;
-    for (size_t h = 0; h < heads.size(); ++h) {
-      if (heads[h] != b) continue;
-      RangeHolder& x = holders[h];
-      count += x.v->first[x.block + 1] - x.v->first[x.block];
-      ++x.block;
-      heads[h] = head(x);
-    }
-    out.indices.push_back(b);
-    out.estimated_counts.push_back(static_cast<uint32_t>(std::min<uint64_t>(count, layout_.block_length(b))));
-  }
-  // The sums, a chunk of elements at a time so that the zeros just written
-  // are in cache when the elements land: rank order within every chunk.
+  out.range_shape = range_result_shape(t, end);
+  out.written_from = t;
+  out.written_to = end;
   const uint64_t first = layout_.block_begin(t);
   const uint64_t last = end < layout_.num_blocks() ? layout_.block_begin(end) : layout_.count();
-  for (uint64_t from = first; from < last; from += kRangeChunkElements) {
-    const uint64_t to = std::min(last, from + kRangeChunkElements);
-    std::memset(sums_at + from * elem_size_, 0, (to - from) * elem_size_);
-    for (RangeHolder& x : holders) {
-      const uint32_t* offs = x.v->coo_offsets;
-      const uint64_t base = x.v->coo_base;
-      const uint32_t stop = static_cast<uint32_t>(
-          std::lower_bound(offs + x.element, offs + x.element_end, to - base) - offs);
-      scatter_add(dtype_, sums_at + base * elem_size_, offs + x.element, x.v->values + uint64_t{x.element} * elem_size_,
-                  stop - x.element);
-      x.element = stop;
+  if (out.range_shape.nonzeros < (last - first) * elem_size_ / kCacheLine) {
+    // Fewer elements than cache lines: one zeroing pass (a large one streams
+    // past the cache), then each holder's elements in rank order. Zeroing a
+    // chunk at a time would pull every line in to touch a few of them.
+    std::memset(sums_at + first * elem_size_, 0, (last - first) * elem_size_);
+    for (RangeHolder& x : holders)
+      scatter_add(dtype_, sums_at + x.v->coo_base * elem_size_, x.v->coo_offsets + x.element,
+                  x.v->values + uint64_t{x.element} * elem_size_, x.element_end - x.element);
+  } else {
+    // A chunk of elements at a time, so that the zeros just written are in
+    // cache when the elements land: rank order within every chunk.
+    for (uint64_t from = first; from < last; from += kRangeChunkElements) {
+      const uint64_t to = std::min(last, from + kRangeChunkElements);
+      std::memset(sums_at + from * elem_size_, 0, (to - from) * elem_size_);
+      for (RangeHolder& x : holders) {
+        const uint32_t* offs = x.v->coo_offsets;
+        const uint64_t base = x.v->coo_base;
+        const uint32_t stop = static_cast<uint32_t>(
+            std::lower_bound(offs + x.element, offs + x.element_end, to - base) - offs);
+        scatter_add(dtype_, sums_at + base * elem_size_, offs + x.element,
+                    x.v->values + uint64_t{x.element} * elem_size_, stop - x.element);
+        x.element = stop;
+      }
     }
   }
   for (const RangeHolder& x : holders) consume_until(*x.w, x.block_end);
-  out.written_from = t;
-  out.written_to = end;
 }
 
 ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
 #include "engine/tensor.h"
 #include "engine/uninit_buffer.h"
@@ -35,13 +36,19 @@ struct ResultBatch {
   std::vector<uint32_t> estimated_counts;
   // Set by a range reduction (advance): every element of blocks
   // [written_from, written_to) of sums_at is written, zeros included.
+  // `indices` stays empty; range_shape says what the shards route would
+  // have sent of them, for the route choice: the union of the holders'
+  // blocks, and as non-zeros the holders' counts capped at its elements.
   uint64_t written_from = 0;
   uint64_t written_to = 0;
+  BatchShape range_shape;
+  bool is_range() const { return written_to > written_from; }
   void clear() {
     indices.clear();
     values.clear();
     estimated_counts.clear();
     written_from = written_to = 0;
+    range_shape = BatchShape{};
   }
 };
 
@@ -83,11 +90,11 @@ class ShardAggregator {
   // the batch that holds it as offsets, the blocks up to the nearest end of
   // those batches (or the next block of a worker that does not hold it) are
   // reduced as one range: out is flushed first, the range's elements are
-  // zeroed a cache-sized chunk at a time and each worker's elements added in
-  // rank order (the same bits as block by block, without a step per block:
-  // at block size 1 a block is an element), and out lists the range's blocks
-  // and comes back alone, with written_from and written_to set. Where
-  // ranges fall depends only on the data, like every other flush.
+  // zeroed and each worker's elements added in rank order (the same bits as
+  // block by block, without a step per block: at block size 1 a block is an
+  // element), and out comes back alone with written_from, written_to and
+  // range_shape set (no block list). Where ranges fall depends only on the
+  // data, like every other flush.
   Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on, uint8_t* sums_at = nullptr);
 
   // Index of the next block this shard will emit, or kEndOfStream.
@@ -139,7 +146,9 @@ class ShardAggregator {
     uint32_t element, element_end;
   };
   std::vector<RangeHolder> range_holders_;  // reduce_range's, kept between ranges
-  std::vector<uint64_t> range_heads_;       // per holder: its next block in the range
+  std::vector<uint64_t> range_marks_;       // a bit per block of the range: some holder has it
+  // The shape of the range [t, end)'s results (ResultBatch::range_shape).
+  BatchShape range_result_shape(uint64_t t, uint64_t end);
   // Moves worker w's front batch to block `cursor`, past the batch when
   // that is its end.
   void consume_until(WorkerState& w, uint32_t cursor);
