@@ -40,6 +40,13 @@ int ShardMap::owner_slow(uint64_t block) const {
   return s;
 }
 
+uint64_t ShardMap::run_end(uint64_t block) const {
+  if (block >= blocks_) return blocks_;
+  if (shards_ == 1) return blocks_;
+  if (layout_ == ShardLayout::kContiguous) return range_of(owner_slow(block)).end;
+  return std::min(blocks_, (block / stripe_ + 1) * stripe_);
+}
+
 uint64_t ShardMap::count(int shard) const {
   if (layout_ == ShardLayout::kContiguous) return range_of(shard).size();
   const uint64_t stripes = (blocks_ + stripe_ - 1) / stripe_;

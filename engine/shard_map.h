@@ -47,6 +47,10 @@ class ShardMap {
   // Asked per block by the scan and the decoders: one shard (the direct
   // route, a small tensor) answers without a division.
   int owner(uint64_t block) const { return shards_ == 1 ? 0 : owner_slow(block); }
+  // The end of the run of adjacent blocks, `block`'s among them, that its
+  // owner holds: a walk over blocks in increasing index asks owner() once
+  // per run instead of once per block (two divisions each).
+  uint64_t run_end(uint64_t block) const;
   // Blocks of `shard` in the whole tensor.
   uint64_t count(int shard) const;
   // The first block of `shard` at or after `from` (blocks() when none).

@@ -240,6 +240,10 @@ TEST(EncodingDecode, RefusesMalformedSparseBatches) {
   reserved[16 + 12] = 1;
   EXPECT_FALSE(ok(reserved));
   EXPECT_FALSE(decode_batch(coo, layout, elem, halves, 1, view).is_ok());
+  // The shard's own blocks first, then another shard's (ownership is
+  // looked up once per run of the shard's blocks: the next run is checked).
+  EXPECT_FALSE(decode_batch(coo, layout, elem, halves, 0, view).is_ok());
+  EXPECT_FALSE(decode_batch(coo, layout, elem, ShardMap(4, 2, ShardLayout::kStriped, 1), 0, view).is_ok());
   const auto empty = build(BlockEncoding::kCoo, {}, t, layout, elem, kEndOfStream).payload;
   EXPECT_FALSE(ok(empty));
   EXPECT_TRUE(ok(build(BlockEncoding::kBlocks, {}, t, layout, elem, kEndOfStream).payload));

@@ -1,4 +1,4 @@
-// ShardMap: owner, count, next_of and for_each_run must describe one and the
+// ShardMap: owner, run_end, count, next_of and for_each_run must describe one and the
 // same partition of the blocks, for both layouts and awkward sizes.
 #include "engine/shard_map.h"
 
@@ -22,6 +22,11 @@ TEST_P(ShardMapConsistency, EveryViewAgreesWithOwner) {
     ASSERT_GE(s, 0);
     ASSERT_LT(s, shards);
     ++counted[static_cast<size_t>(s)];
+    // run_end: a run of the owner's blocks, at least this one.
+    const uint64_t e = map.run_end(b);
+    ASSERT_GT(e, b);
+    ASSERT_LE(e, blocks);
+    for (uint64_t x = b; x < e; ++x) ASSERT_EQ(map.owner(x), s) << "block " << x << " in the run from " << b;
   }
   for (int s = 0; s < shards; ++s) {
     SCOPED_TRACE("shard " + std::to_string(s));

@@ -203,12 +203,20 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
   }
   const uint64_t nb = layout.num_blocks();
   auto owned = [&](uint64_t idx) { return idx < nb && shards.owner(idx) == shard; };
-  uint64_t previous = 0;
+  auto misplaced = [&](uint64_t idx) {
+    return unavailable_error("block batch holds block " + std::to_string(idx) + " out of order or not of shard " +
+                             std::to_string(shard));
+  };
+  // Indices increase, so ownership is looked up once per run of the shard's
+  // blocks: below owned_until, an index is the shard's.
+  uint64_t previous = 0, owned_until = 0;
   for (uint32_t i = 0; i < h.count; ++i) {
     const uint64_t idx = out.indices[i];
-    if (!owned(idx) || (i > 0 && idx <= previous))
-      return unavailable_error("block batch holds block " + std::to_string(idx) + " out of order or not of shard " +
-                               std::to_string(shard));
+    if (i > 0 && idx <= previous) return misplaced(idx);
+    if (idx >= owned_until) {
+      if (!owned(idx)) return misplaced(idx);
+      owned_until = shards.run_end(idx);
+    }
     previous = idx;
   }
   if (h.count > 0 && h.next != kEndOfStream && h.next <= previous)

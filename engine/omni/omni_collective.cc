@@ -294,12 +294,18 @@ Status OmniCollective::send_all() {
         OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
       else
         OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
+      SendShard* owner = nullptr;
+      uint64_t owner_until = 0;  // the end of the owner's run of blocks
       for (size_t k = 0; k < found_scratch_.size(); ++k) {
-        SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
-        owner.found.push_back(found_scratch_[k]);
+        const uint64_t b = found_scratch_[k];
+        if (owner == nullptr || b >= owner_until) {
+          owner = &send_shards_[static_cast<size_t>(map_.owner(b))];
+          owner_until = map_.run_end(b);
+        }
+        owner->found.push_back(b);
         if (!count) continue;
-        owner.nonzeros.push_back(nonzeros_scratch_[k]);
-        owner.taken.append_block(taken_scratch_, k, nonzeros_scratch_[k], elem_size_);
+        owner->nonzeros.push_back(nonzeros_scratch_[k]);
+        owner->taken.append_block(taken_scratch_, k, nonzeros_scratch_[k], elem_size_);
       }
       scan.set_blocks(found_scratch_.size());
       scanned = to;
