@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -171,6 +172,61 @@ TEST(EncodingPack, TakenElementsPackToTheBytesOfTheTensor) {
               << block_encoding_name(e) << " elem " << elem << " block " << block << " fill " << fill;
         }
       }
+    }
+  }
+}
+
+// A batch whose blocks the scan took in part (the others too dense to take)
+// packs to the bytes packing from the tensor gives: taken blocks copied, the
+// rest read from their values, given in pieces that split blocks.
+TEST(EncodingPack, PartlyTakenBlocksPackToTheBytesOfTheTensor) {
+  for (size_t elem : {size_t{2}, size_t{4}}) {
+    for (size_t block : {size_t{7}, size_t{16}, size_t{256}}) {
+      const size_t count = 6000 + block / 2;
+      const auto t = tensor_bytes(count, elem, 0.2, 5);
+      const BlockLayout layout(count, block);
+      std::vector<uint64_t> found;
+      std::vector<uint32_t> counts;
+      FoundElements taken;
+      find_count_and_take_nonzero_blocks(t.data(), elem, layout, {0, layout.num_blocks()}, found, counts, taken);
+      size_t mixed = 0;
+      for (size_t from = 0; from < found.size(); from += 9) {
+        const size_t n = std::min<size_t>(9, found.size() - from);
+        const std::vector<uint64_t> blocks(found.begin() + static_cast<std::ptrdiff_t>(from),
+                                           found.begin() + static_cast<std::ptrdiff_t>(from + n));
+        uint64_t nonzeros = 0;
+        size_t not_taken = 0;
+        for (size_t i = from; i < from + n; ++i) {
+          nonzeros += counts[i];
+          not_taken += taken.first[i] == FoundElements::kNotTaken;
+        }
+        mixed += not_taken > 0 && not_taken < n;
+        // Each block's values, the first block's in two pieces.
+        std::vector<iovec> pieces;
+        for (uint64_t b : blocks) {
+          auto* at = const_cast<uint8_t*>(t.data()) + layout.block_begin(b) * elem;
+          const size_t bytes = layout.block_length(b) * elem;
+          if (pieces.empty() && bytes > elem) {
+            pieces.push_back({at, elem});
+            pieces.push_back({at + elem, bytes - elem});
+          } else {
+            pieces.push_back({at, bytes});
+          }
+        }
+        const TakenBlocks held{std::span<const uint64_t>(taken.first.data() + from, n),
+                               std::span<const uint32_t>(counts.data() + from, n), taken.positions.data(),
+                               taken.values.data()};
+        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+          const Built want = build(e, blocks, t, layout, elem, kEndOfStream);
+          UninitBytes got;
+          ASSERT_TRUE(pack_sparse_partly_taken(e, blocks, layout, elem, nonzeros, held, pieces, got).is_ok());
+          const size_t head = sizeof(BatchHeader) + (e == BlockEncoding::kBitmap ? blocks.size() * 8 : 0);
+          ASSERT_EQ(head + got.size(), want.payload.size()) << elem << " " << block;
+          ASSERT_EQ(0, std::memcmp(got.data(), want.payload.data() + head, got.size()))
+              << block_encoding_name(e) << " elem " << elem << " block " << block << " batch at " << from;
+        }
+      }
+      EXPECT_GT(mixed, 0u) << "block " << block << ": no batch mixes taken and untaken blocks";
     }
   }
 }

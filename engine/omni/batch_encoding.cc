@@ -33,6 +33,15 @@ class ValueCursor {
     }
     return scratch_.data();
   }
+  // Passes over the next `bytes` bytes.
+  void skip(size_t bytes) {
+    while (bytes > 0 && piece_ < pieces_.size()) {
+      const size_t n = std::min(bytes, pieces_[piece_].iov_len - offset_);
+      bytes -= n;
+      offset_ += n;
+      if (offset_ == pieces_[piece_].iov_len) next_piece();
+    }
+  }
 
  private:
   void next_piece() {
@@ -135,8 +144,11 @@ uint64_t write_offsets_head(std::span<const uint64_t> blocks, uint64_t nonzeros,
 
 }  // namespace
 
-Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
-                   uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out) {
+namespace {
+
+// pack_sparse, with the blocks that `taken` holds copied from it (taken may be null).
+Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
+                   uint64_t nonzeros, const TakenBlocks* taken, std::span<const iovec> values, UninitBytes& out) {
   ValueCursor cursor(values);
   uint64_t map_bytes = 0, longest = 0;
   for (uint64_t b : blocks) {
@@ -160,13 +172,29 @@ Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
   uint32_t* offs = offsets;
   const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
   const auto found = [&] { return static_cast<uint64_t>(vals - values_begin) / elem_size; };
-  for (uint64_t b : blocks) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const uint64_t b = blocks[i];
     const size_t len = layout.block_length(b);
-    const uint8_t* src = cursor.take(len * elem_size);
-    if (elem_size == 2)
-      pack_block<uint16_t>(bitmap, src, len, map, offs, layout.block_begin(b) - base, vals);
-    else
-      pack_block<uint32_t>(bitmap, src, len, map, offs, layout.block_begin(b) - base, vals);
+    const uint64_t from = layout.block_begin(b) - base;
+    if (taken != nullptr && taken->first[i] != FoundElements::kNotTaken) {
+      cursor.skip(len * elem_size);
+      const uint32_t* pos = taken->positions + taken->first[i];
+      const uint32_t count = taken->counts[i];
+      for (uint32_t k = 0; k < count; ++k) {
+        if (bitmap)
+          map[pos[k] / 8] |= static_cast<uint8_t>(1u << (pos[k] % 8));
+        else
+          *offs++ = static_cast<uint32_t>(from + pos[k]);
+      }
+      std::memcpy(vals, taken->values + taken->first[i] * elem_size, uint64_t{count} * elem_size);
+      vals += uint64_t{count} * elem_size;
+    } else {
+      const uint8_t* src = cursor.take(len * elem_size);
+      if (elem_size == 2)
+        pack_block<uint16_t>(bitmap, src, len, map, offs, from, vals);
+      else
+        pack_block<uint32_t>(bitmap, src, len, map, offs, from, vals);
+    }
     if (map) map += (len + 7) / 8;
     if (found() > nonzeros) break;
   }
@@ -182,6 +210,19 @@ Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
   std::memmove(out.data() + packed_at, values_begin, nonzeros * elem_size);
   out.resize(packed_at + nonzeros * elem_size);
   return Status::ok();
+}
+
+}  // namespace
+
+Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
+                   uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out) {
+  return pack_blocks(e, blocks, layout, elem_size, nonzeros, nullptr, values, out);
+}
+
+Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout,
+                                size_t elem_size, uint64_t nonzeros, const TakenBlocks& taken,
+                                std::span<const iovec> values, UninitBytes& out) {
+  return pack_blocks(e, blocks, layout, elem_size, nonzeros, &taken, values, out);
 }
 
 void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,

@@ -18,6 +18,7 @@
 
 #include "engine/block_layout.h"
 #include "engine/encoding_policy.h"
+#include "engine/found_elements.h"
 #include "engine/status.h"
 #include "engine/uninit_buffer.h"
 
@@ -71,6 +72,24 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
 // which is sent straight from `values`.
 Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
                    uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out);
+
+// The elements the scan took of a batch's blocks (engine/found_elements.h):
+// block i's counts[i] elements start at first[i] in positions (within the
+// block) and values, or first[i] is FoundElements::kNotTaken.
+struct TakenBlocks {
+  std::span<const uint64_t> first;
+  std::span<const uint32_t> counts;
+  const uint32_t* positions;
+  const uint8_t* values;
+};
+
+// pack_sparse for a batch whose blocks were taken in part: taken blocks are
+// copied from `taken` (their bytes in `values` are skipped), the others
+// packed from `values`. One block too dense to take no longer sends the
+// whole batch back to the tensor.
+Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout,
+                                size_t elem_size, uint64_t nonzeros, const TakenBlocks& taken,
+                                std::span<const iovec> values, UninitBytes& out);
 
 // The same bytes as pack_sparse, for a batch whose blocks' non-zero
 // elements the scan took (engine/found_elements.h): block i's counts[i]

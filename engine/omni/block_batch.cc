@@ -177,6 +177,18 @@ void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* d
   }
 }
 
+void BatchView::place_elements(const BlockLayout& layout, size_t elem_size, uint8_t* tensor) const {
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* dst = tensor + layout.block_begin(indices[i]) * elem_size;
+    if (elem_size == 2)
+      expand_elements<2>(positions.data(), first[i], first[i + 1], values, dst);
+    else if (elem_size == 4)
+      expand_elements<4>(positions.data(), first[i], first[i + 1], values, dst);
+    else
+      expand_elements<0>(positions.data(), first[i], first[i + 1], values, dst, elem_size);
+  }
+}
+
 Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout, size_t elem_size,
                     const ShardMap& shards, int shard, BatchView& out) {
   if (payload.size() < sizeof(BatchHeader)) return unavailable_error("block batch shorter than its header");

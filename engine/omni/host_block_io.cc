@@ -93,8 +93,20 @@ void HostBlockIo::zero_blocks(int shard, uint64_t from, uint64_t to) {
 Status HostBlockIo::store(int shard, const BatchView& batch) {
   uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
   auto* out = static_cast<char*>(out_.data);
+  if (batch.sparse() && batch.count > 0 && out_.data != in_.data) {
+    // Out of place: the shard's blocks up to the batch's last are zeroed in
+    // one sweep, then the non-zeros put in place (the decoder checked that
+    // the indices increase), instead of two small fills per block.
+    const uint64_t first = batch.indices[0], last = batch.indices[batch.count - 1];
+    if (first < cursor) return went_back(shard, first, cursor);
+    zero_blocks(shard, cursor, last + 1);
+    batch.place_elements(layout_, elem_size_, reinterpret_cast<uint8_t*>(out));
+    cursor = last + 1;
+    return Status::ok();
+  }
   if (batch.sparse()) {
-    // Each block is written whole: zeros, then its non-zero values.
+    // In place, each block is written whole: zeros, then its non-zero values
+    // (the blocks between were zero in the input).
     for (uint32_t i = 0; i < batch.count; ++i) {
       const uint64_t b = batch.indices[i];
       if (b < cursor) return went_back(shard, b, cursor);

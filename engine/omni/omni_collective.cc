@@ -247,8 +247,10 @@ Status OmniCollective::send_all() {
                                 stream.taken.values.data() + at * elem_size_, entry->bytes);
             } else {
               whole_values();
-              OMNIB_RETURN_IF_ERROR(
-                  pack_sparse(entry->encoding, batch, layout_, elem_size_, shape.nonzeros, values_iov_, entry->bytes));
+              const TakenBlocks taken{firsts, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
+                                      stream.taken.positions.data(), stream.taken.values.data()};
+              OMNIB_RETURN_IF_ERROR(pack_sparse_partly_taken(entry->encoding, batch, layout_, elem_size_,
+                                                             shape.nonzeros, taken, values_iov_, entry->bytes));
             }
           }
           entry->encoded = true;
