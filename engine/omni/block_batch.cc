@@ -59,23 +59,42 @@ Status decode_bitmap(std::span<const uint8_t> payload, const BatchHeader& h, con
   }
   if (room < pad8(map_bytes)) return size_mismatch(payload.size(), payload.size() - room + pad8(map_bytes));
   if (!all_zero(maps + map_bytes, pad8(map_bytes) - map_bytes)) return unavailable_error("block batch bitmap padding is not zero");
+  // The set bits count the values: the payload's size is checked, and the
+  // positions sized, before any is written.
+  uint64_t marked = 0;
+  for (uint64_t byte = 0; byte < pad8(map_bytes); byte += 8) {
+    uint64_t word;
+    std::memcpy(&word, maps + byte, 8);
+    marked += static_cast<uint64_t>(std::popcount(word));
+  }
+  const uint64_t values_at = payload.size() - room + pad8(map_bytes);
+  if (payload.size() != values_at + marked * elem_size) return size_mismatch(payload.size(), values_at + marked * elem_size);
   out.first.resize(h.count + 1);
-  out.positions.clear();
+  out.positions.resize(marked);
+  uint32_t* pos = out.positions.data();
   const uint8_t* map = maps;
+  const uint8_t* const maps_end = maps + pad8(map_bytes);
   for (uint32_t i = 0; i < h.count; ++i) {
     const size_t len = layout.block_length(out.indices[i]);
     const size_t bytes = (len + 7) / 8;
-    out.first[i] = static_cast<uint32_t>(out.positions.size());
+    out.first[i] = static_cast<uint32_t>(pos - out.positions.data());
     if (len % 8 != 0 && (map[bytes - 1] >> (len % 8)) != 0)
       return unavailable_error("block batch bitmap marks elements past its block");
     auto take = [&](size_t at, uint64_t bits) {  // the set bits of `bits`, element `at` first
-      for (; bits != 0; bits &= bits - 1)
-        out.positions.push_back(static_cast<uint32_t>(at + static_cast<size_t>(std::countr_zero(bits))));
+      for (; bits != 0; bits &= bits - 1) *pos++ = static_cast<uint32_t>(at + static_cast<size_t>(std::countr_zero(bits)));
     };
     size_t byte = 0;
     // Eight bytes at a time (bit k of byte j is element 8j + k: on a
-    // little-endian host, bit 8j + k of the word), skipping empty words.
+    // little-endian host, bit 8j + k of the word); a block of at most 64
+    // elements is one word, read past its map into the next one or the
+    // padding and masked.
     if constexpr (std::endian::native == std::endian::little) {
+      if (bytes < 8 && map + 8 <= maps_end) {
+        uint64_t word;
+        std::memcpy(&word, map, 8);
+        take(0, word & ((uint64_t{1} << (bytes * 8)) - 1));
+        byte = bytes;
+      }
       for (; byte + 8 <= bytes; byte += 8) {
         uint64_t word;
         std::memcpy(&word, map + byte, 8);
@@ -86,10 +105,7 @@ Status decode_bitmap(std::span<const uint8_t> payload, const BatchHeader& h, con
     map += bytes;
   }
   out.first[h.count] = static_cast<uint32_t>(out.positions.size());
-  const uint64_t values_at = payload.size() - room + pad8(map_bytes);
   out.values = payload.data() + values_at;
-  if (payload.size() != values_at + out.positions.size() * elem_size)
-    return size_mismatch(payload.size(), values_at + out.positions.size() * elem_size);
   return Status::ok();
 }
 
@@ -177,8 +193,9 @@ void BatchView::write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* d
   }
 }
 
-void BatchView::place_elements(const BlockLayout& layout, size_t elem_size, uint8_t* tensor) const {
-  for (uint32_t i = 0; i < count; ++i) {
+void BatchView::place_elements(uint32_t from, uint32_t to, const BlockLayout& layout, size_t elem_size,
+                               uint8_t* tensor) const {
+  for (uint32_t i = from; i < to; ++i) {
     uint8_t* dst = tensor + layout.block_begin(indices[i]) * elem_size;
     if (elem_size == 2)
       expand_elements<2>(positions.data(), first[i], first[i + 1], values, dst);

@@ -56,9 +56,9 @@ struct BatchView {
   bool sparse() const { return encoding != BlockEncoding::kBlocks; }
   // Block i's values, whole: `len` elements of elem_size bytes into `dst`.
   void write_block(uint32_t i, size_t len, size_t elem_size, uint8_t* dst) const;
-  // A sparse batch's non-zero elements, each at its place in `tensor`;
-  // nothing else is written (the caller zeroed the blocks).
-  void place_elements(const BlockLayout& layout, size_t elem_size, uint8_t* tensor) const;
+  // A sparse batch's non-zero elements of blocks [from, to), each at its
+  // place in `tensor`; nothing else is written (the caller zeroed the blocks).
+  void place_elements(uint32_t from, uint32_t to, const BlockLayout& layout, size_t elem_size, uint8_t* tensor) const;
 };
 
 // Checks and decodes `payload` (a known encoding, indices strictly

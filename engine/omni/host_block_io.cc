@@ -7,6 +7,13 @@
 #include "engine/block_scan.h"
 
 namespace omnib {
+namespace {
+
+// A sparse batch is stored this many bytes of blocks at a time: zeroed, then
+// its non-zeros put in, while the zeros are still in cache.
+constexpr uint64_t kStorePieceBytes = 64 << 10;
+
+}  // namespace
 
 HostBlockIo::HostBlockIo(int shards) : written_up_to_(static_cast<size_t>(shards)) {}
 
@@ -94,13 +101,23 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
   uint64_t& cursor = written_up_to_[static_cast<size_t>(shard)];
   auto* out = static_cast<char*>(out_.data);
   if (batch.sparse() && batch.count > 0 && out_.data != in_.data) {
-    // Out of place: the shard's blocks up to the batch's last are zeroed in
-    // one sweep, then the non-zeros put in place (the decoder checked that
-    // the indices increase), instead of two small fills per block.
+    // Out of place: the shard's blocks up to the batch's last are zeroed a
+    // run of them at a time and the run's non-zeros put in place while its
+    // zeros are in cache (the decoder checked that the indices increase),
+    // instead of two small fills per block.
     const uint64_t first = batch.indices[0], last = batch.indices[batch.count - 1];
     if (first < cursor) return went_back(shard, first, cursor);
-    zero_blocks(shard, cursor, last + 1);
-    batch.place_elements(layout_, elem_size_, reinterpret_cast<uint8_t*>(out));
+    const uint64_t piece = std::max<uint64_t>(1, kStorePieceBytes / (layout_.block_size() * elem_size_));
+    uint32_t i = 0;
+    shards_.for_each_run(shard, cursor, last + 1, [&](uint64_t run_begin, uint64_t run_end) {
+      for (uint64_t begin = run_begin; begin < run_end; begin += piece) {
+        const uint64_t end = std::min(run_end, begin + piece);
+        std::memset(out + layout_.block_begin(begin) * elem_size_, 0, layout_.elements_in({begin, end}) * elem_size_);
+        const uint32_t from = i;
+        while (i < batch.count && batch.indices[i] < end) ++i;
+        batch.place_elements(from, i, layout_, elem_size_, reinterpret_cast<uint8_t*>(out));
+      }
+    });
     cursor = last + 1;
     return Status::ok();
   }

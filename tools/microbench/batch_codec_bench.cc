@@ -136,6 +136,13 @@ void BM_PackSparse(benchmark::State& state) {
         pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
                           sizeof(float), taken.positions.data() + *firsts,
                           taken.values.data() + *firsts * sizeof(float), packed);
+      } else if (from_taken) {
+        iov.clear();
+        f.io->value_iovecs(blocks, iov);
+        const TakenBlocks held{std::span<const uint64_t>(&*firsts, n), std::span<const uint32_t>(s.nonzeros.data() + at, n),
+                               taken.positions.data(), taken.values.data()};
+        (void)pack_sparse_partly_taken(encoding, blocks, f.layout, sizeof(float), nonzeros_in(s, at, n), held, iov,
+                                       packed);
       } else {
         iov.clear();
         f.io->value_iovecs(blocks, iov);
