@@ -166,7 +166,7 @@ template <typename W>
 class TakenBlock {
  public:
   TakenBlock(FoundElements& taken, uint32_t count, size_t len) {
-    if (count > len / kTakeDivisor) {
+    if (!takes_block(count, len)) {
       taken.first.push_back(FoundElements::kNotTaken);
       return;
     }

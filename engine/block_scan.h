@@ -36,8 +36,8 @@ void find_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& 
 void find_and_count_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout, BlockRange range,
                                    std::vector<uint64_t>& out, std::vector<uint32_t>& counts);
 
-// find_and_count_nonzero_blocks, and for every found block with at most
-// length / kTakeDivisor non-zeros its non-zero elements too, taken from
+// find_and_count_nonzero_blocks, and for every found block sparse enough
+// (takes_block) its non-zero elements too, taken from
 // cache (engine/found_elements.h): `taken.first` gets one entry per found
 // block.
 void find_count_and_take_nonzero_blocks(const void* data, size_t elem_size, const BlockLayout& layout,

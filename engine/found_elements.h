@@ -45,7 +45,13 @@ struct FoundElements {
 // The scan takes a block's elements when at most 1/kTakeDivisor of them
 // are non-zero: the taken pairs then weigh at most half the tensor's bytes
 // (fp32; three quarters for 16-bit types), and denser blocks are cheaper to
-// pack from the tensor than to list.
+// pack from the tensor than to list. A block shorter than kTakeDivisor is
+// taken when it holds one non-zero: at block size 1 every found block is one
+// element, and packing each from the tensor cost a step per element (the
+// pairs may then weigh twice the non-zero values: an index per value).
 inline constexpr uint64_t kTakeDivisor = 4;
+inline bool takes_block(uint64_t count, uint64_t len) {
+  return count <= (len < kTakeDivisor ? 1 : len / kTakeDivisor);
+}
 
 }  // namespace omnib
