@@ -305,6 +305,34 @@ TEST(EncodingDecode, RefusesMalformedSparseBatches) {
   EXPECT_TRUE(ok(build(BlockEncoding::kBlocks, {}, t, layout, elem, kEndOfStream).payload));
 }
 
+// At block size 1 every element is a block, and the decoder takes a path of
+// its own: it must refuse the same faults.
+TEST(EncodingDecode, RefusesMalformedOffsetsAtBlockSizeOne) {
+  const size_t elem = 4;
+  const BlockLayout layout(64, 1);
+  const ShardMap one(64, 1, ShardLayout::kContiguous, 1);
+  std::vector<uint8_t> t(64 * elem, 0);
+  const std::vector<uint64_t> blocks{3, 5, 20, 63};
+  for (uint64_t b : blocks) t[b * elem] = 1;
+  BatchView view;
+  const auto coo = build(BlockEncoding::kCoo, blocks, t, layout, elem, kEndOfStream).payload;
+  ASSERT_TRUE(decode_batch(coo, layout, elem, one, 0, view).is_ok());
+  EXPECT_EQ(std::vector<uint64_t>(view.indices, view.indices + view.count), blocks);
+  auto refused = [&](std::vector<uint8_t> p) { return !decode_batch(p, layout, elem, one, 0, view).is_ok(); };
+  const size_t offsets_at = sizeof(BatchHeader) + 16;
+  auto set_offset = [&](std::vector<uint8_t> p, size_t k, uint32_t v) {
+    std::memcpy(p.data() + offsets_at + k * 4, &v, 4);
+    return p;
+  };
+  EXPECT_TRUE(refused(set_offset(coo, 2, 2)));    // goes back (element 5)
+  EXPECT_TRUE(refused(set_offset(coo, 1, 0)));    // repeats the first element
+  EXPECT_TRUE(refused(set_offset(coo, 3, 61)));   // past the tensor (3 + 61)
+  EXPECT_TRUE(refused(set_offset(coo, 0, 1)));    // does not start at the first block
+  auto miscounted = coo;
+  miscounted[0] = 3;                              // the header's block count
+  EXPECT_TRUE(refused(miscounted));
+}
+
 TEST(EncodingDecode, BitmapBitsPastAShortBlockAreRefused) {
   const size_t elem = 4;
   const BlockLayout layout(20, 16);  // block 1 holds 4 elements

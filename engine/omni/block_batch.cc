@@ -109,6 +109,48 @@ Status decode_bitmap(std::span<const uint8_t> payload, const BatchHeader& h, con
   return Status::ok();
 }
 
+Status offsets_out_of_order(uint64_t element) {
+  return unavailable_error("offsets batch holds element " + std::to_string(element) + " out of order or past the tensor");
+}
+
+Status offsets_miscounted(const BatchHeader& h, uint64_t first_block, uint64_t blocks) {
+  return unavailable_error("offsets batch announces " + std::to_string(h.count) + " blocks from block " +
+                           std::to_string(first_block) + " but its offsets hold " + std::to_string(blocks));
+}
+
+// decode_offsets at block size 1, where every element is its own block: the
+// lists are written without a branch per element, and the checks gathered
+// into one flag (the offending element is looked for only when it is set).
+Status decode_element_blocks(const uint8_t* offsets, uint32_t m, const BatchHeader& h, const BlockLayout& layout,
+                             uint64_t first_block, BatchView& out) {
+  if (h.count != m) return offsets_miscounted(h, first_block, m);
+  out.derived_indices.resize(m);
+  out.first.resize(uint64_t{m} + 1);
+  out.positions.assign(m, 0);
+  uint64_t* blocks = out.derived_indices.data();
+  uint32_t* first = out.first.data();
+  const uint64_t count = layout.count();
+  bool bad = false;
+  uint64_t previous = 0;
+  for (uint32_t k = 0; k < m; ++k) {
+    uint32_t off;
+    std::memcpy(&off, offsets + uint64_t{k} * 4, 4);
+    const uint64_t element = first_block + off;
+    bad |= element >= count || (k > 0 && element <= previous);
+    previous = element;
+    blocks[k] = element;
+    first[k] = k;
+  }
+  first[m] = m;
+  if (bad) {
+    for (uint32_t k = 0; k < m; ++k)
+      if (blocks[k] >= count || (k > 0 && blocks[k] <= blocks[k - 1])) return offsets_out_of_order(blocks[k]);
+  }
+  if (m > 0 && blocks[0] != first_block) return offsets_miscounted(h, first_block, m);
+  out.indices = blocks;
+  return Status::ok();
+}
+
 Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
                       size_t elem_size, BatchView& out) {
   if (payload.size() < sizeof(BatchHeader) + 16) return unavailable_error("offsets batch shorter than its counts");
@@ -127,6 +169,11 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
     return unavailable_error("offsets batch padding is not zero");
   const uint64_t base = layout.block_begin(first_block);
   const uint64_t block_size = layout.block_size();
+  out.values = p + 16 + offsets_bytes;
+  const bool aligned = reinterpret_cast<uintptr_t>(p + 16) % alignof(uint32_t) == 0;
+  out.coo_offsets = aligned ? reinterpret_cast<const uint32_t*>(p + 16) : nullptr;
+  out.coo_base = base;
+  if (block_size == 1) return decode_element_blocks(p + 16, m, h, layout, first_block, out);
   out.derived_indices.clear();
   out.first.clear();
   out.positions.resize(m);
@@ -138,8 +185,7 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
     uint32_t off;
     std::memcpy(&off, p + 16 + uint64_t{k} * 4, 4);
     const uint64_t element = base + off;
-    if (element >= layout.count() || (k > 0 && element <= previous))
-      return unavailable_error("offsets batch holds element " + std::to_string(element) + " out of order or past the tensor");
+    if (element >= layout.count() || (k > 0 && element <= previous)) return offsets_out_of_order(element);
     previous = element;
     if (k == 0 || element >= block_end) {
       block = element / block_size;
@@ -152,14 +198,8 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
   }
   out.first.push_back(m);
   if (out.derived_indices.size() != h.count || (m > 0 && out.derived_indices.front() != first_block))
-    return unavailable_error("offsets batch announces " + std::to_string(h.count) + " blocks from block " +
-                             std::to_string(first_block) + " but its offsets hold " +
-                             std::to_string(out.derived_indices.size()));
+    return offsets_miscounted(h, first_block, out.derived_indices.size());
   out.indices = out.derived_indices.data();
-  out.values = p + 16 + offsets_bytes;
-  const bool aligned = reinterpret_cast<uintptr_t>(p + 16) % alignof(uint32_t) == 0;
-  out.coo_offsets = aligned ? reinterpret_cast<const uint32_t*>(p + 16) : nullptr;
-  out.coo_base = base;
   return Status::ok();
 }
 
