@@ -26,19 +26,24 @@ struct FoundElements {
     positions.clear();
     values.clear();
   }
-  // Appends found block `k` of `from`, which holds `count` elements, as
-  // this list's next found block.
-  void append_block(const FoundElements& from, size_t k, uint32_t count, size_t elem_size) {
-    const uint64_t at = from.first[k];
-    if (at == kNotTaken) {
-      first.push_back(kNotTaken);
-      return;
+  // Appends found blocks [begin, end) of `from`, whose counts are
+  // counts[begin..end), as this list's next found blocks: their elements
+  // are adjacent in `from`, so they move in one piece (a step per block
+  // cost the scan's distribution to shards more than the copy).
+  void append_blocks(const FoundElements& from, size_t begin, size_t end, const uint32_t* counts, size_t elem_size) {
+    uint64_t lo = kNotTaken, hi = 0;  // the taken elements' span in `from`
+    for (size_t k = begin; k < end; ++k) {
+      if (from.first[k] == kNotTaken) continue;
+      if (lo == kNotTaken) lo = from.first[k];
+      hi = from.first[k] + counts[k];
     }
-    first.push_back(positions.size());
-    positions.insert(positions.end(), from.positions.begin() + static_cast<std::ptrdiff_t>(at),
-                     from.positions.begin() + static_cast<std::ptrdiff_t>(at + count));
-    const uint8_t* v = from.values.data() + at * elem_size;
-    values.insert(values.end(), v, v + uint64_t{count} * elem_size);
+    const uint64_t shift = positions.size();
+    for (size_t k = begin; k < end; ++k)
+      first.push_back(from.first[k] == kNotTaken ? kNotTaken : from.first[k] - lo + shift);
+    if (lo == kNotTaken) return;
+    positions.insert(positions.end(), from.positions.begin() + static_cast<std::ptrdiff_t>(lo),
+                     from.positions.begin() + static_cast<std::ptrdiff_t>(hi));
+    values.insert(values.end(), from.values.data() + lo * elem_size, from.values.data() + hi * elem_size);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <random>
@@ -157,6 +158,58 @@ TEST(BlockScan, TakingScanTakesTheNonZerosOfSparseBlocksOnly) {
         EXPECT_EQ(taken.positions.size(), listed);
         EXPECT_EQ(taken.values.size(), listed * elem);
       }
+    }
+  }
+}
+
+// Found blocks moved in runs (as the scan's distribution to shards does)
+// keep each block's taken elements, and not-taken blocks stay not taken.
+TEST(BlockScan, TakenElementsMoveInRunsOfBlocks) {
+  const size_t elem = 4;
+  for (size_t block : {size_t{1}, size_t{16}, size_t{64}}) {
+    const size_t count = 20000;
+    std::mt19937 rng(21);
+    std::bernoulli_distribution hit(0.08), dense(0.02);
+    std::vector<uint8_t> t(count * elem, 0);
+    for (size_t i = 0; i < count; ++i)
+      if (hit(rng) || dense(rng) || (i / block) % 9 == 4) t[i * elem] = static_cast<uint8_t>(1 + i % 250);
+    const BlockLayout layout(count, block);
+    std::vector<uint64_t> found;
+    std::vector<uint32_t> counts;
+    FoundElements taken;
+    find_count_and_take_nonzero_blocks(t.data(), elem, layout, {0, layout.num_blocks()}, found, counts, taken);
+    // Runs of 1 to 5 found blocks, dealt to two lists in turn.
+    FoundElements dealt[2];
+    std::vector<size_t> where(found.size());  // the list each block went to
+    std::vector<size_t> index(found.size());  // and its index there
+    size_t k = 0;
+    for (int turn = 0; k < found.size(); turn ^= 1) {
+      const size_t end = std::min(found.size(), k + 1 + rng() % 5);
+      for (size_t j = k; j < end; ++j) {
+        where[j] = static_cast<size_t>(turn);
+        index[j] = dealt[turn].first.size() + (j - k);
+      }
+      dealt[turn].append_blocks(taken, k, end, counts.data(), elem);
+      k = end;
+    }
+    size_t not_taken = 0;
+    for (size_t j = 0; j < found.size(); ++j) {
+      const FoundElements& d = dealt[where[j]];
+      const uint64_t at = d.first[index[j]];
+      if (taken.first[j] == FoundElements::kNotTaken) {
+        ASSERT_EQ(at, FoundElements::kNotTaken) << "block " << found[j];
+        ++not_taken;
+        continue;
+      }
+      ASSERT_NE(at, FoundElements::kNotTaken) << "block " << found[j];
+      for (uint32_t e = 0; e < counts[j]; ++e) {
+        ASSERT_EQ(d.positions[at + e], taken.positions[taken.first[j] + e]) << "block " << found[j];
+        ASSERT_EQ(0, std::memcmp(d.values.data() + (at + e) * elem, taken.values.data() + (taken.first[j] + e) * elem, elem));
+      }
+    }
+    EXPECT_EQ(dealt[0].positions.size() + dealt[1].positions.size(), taken.positions.size());
+    if (block > 1) {
+      EXPECT_GT(not_taken, 0u) << "block " << block << ": every block was taken";
     }
   }
 }

@@ -296,18 +296,17 @@ Status OmniCollective::send_all() {
         OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
       else
         OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
-      SendShard* owner = nullptr;
-      uint64_t owner_until = 0;  // the end of the owner's run of blocks
-      for (size_t k = 0; k < found_scratch_.size(); ++k) {
-        const uint64_t b = found_scratch_[k];
-        if (owner == nullptr || b >= owner_until) {
-          owner = &send_shards_[static_cast<size_t>(map_.owner(b))];
-          owner_until = map_.run_end(b);
-        }
-        owner->found.push_back(b);
+      // Each run of found blocks one shard owns goes to its stream in one piece.
+      const size_t found = found_scratch_.size();
+      for (size_t k = 0, end = 0; k < found; k = end) {
+        SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
+        const uint64_t until = map_.run_end(found_scratch_[k]);
+        for (end = k + 1; end < found && found_scratch_[end] < until;) ++end;
+        const auto from = static_cast<std::ptrdiff_t>(k), to = static_cast<std::ptrdiff_t>(end);
+        owner.found.insert(owner.found.end(), found_scratch_.begin() + from, found_scratch_.begin() + to);
         if (!count) continue;
-        owner->nonzeros.push_back(nonzeros_scratch_[k]);
-        owner->taken.append_block(taken_scratch_, k, nonzeros_scratch_[k], elem_size_);
+        owner.nonzeros.insert(owner.nonzeros.end(), nonzeros_scratch_.begin() + from, nonzeros_scratch_.begin() + to);
+        owner.taken.append_blocks(taken_scratch_, k, end, nonzeros_scratch_.data(), elem_size_);
       }
       scan.set_blocks(found_scratch_.size());
       scanned = to;
