@@ -34,6 +34,18 @@ TEST(BatchCut, CountsTheGroupsOfATensor) {
   }
 }
 
+// group_end is where the next group starts: blocks below it share the
+// block's group, the block at it does not (what the stream cutter relies on).
+TEST(BatchCut, GroupEndIsTheNextGroupsFirstBlock) {
+  const BatchCut cut = BatchCut::for_blocks(1024, 64 << 10, EncodingPolicy::kBlocks);
+  for (uint64_t block = 0; block < 40 * cut.piece_blocks; block += 97) {
+    const uint64_t end = cut.group_end(block);
+    ASSERT_GT(end, block);
+    EXPECT_EQ(cut.group_of(end - 1), cut.group_of(block)) << "block " << block;
+    EXPECT_NE(cut.group_of(end), cut.group_of(block)) << "block " << block;
+  }
+}
+
 TEST(BatchCut, ABatchEndsAtAGroupOrItsBudget) {
   const BatchCut cut = BatchCut::for_blocks(1024, 64 << 10, EncodingPolicy::kBlocks);  // 1 KiB blocks, 64 KiB frames
   ASSERT_EQ(cut.piece_blocks, 1024u);

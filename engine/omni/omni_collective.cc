@@ -342,13 +342,16 @@ Status OmniCollective::send_all() {
 void OmniCollective::cut_stream(SendShard& stream, bool complete) const {
   const std::vector<uint64_t>& found = stream.found;
   size_t begin = stream.batch_ends.empty() ? 0 : stream.batch_ends.back();
+  // Blocks below group_end share the group of the block before k.
+  uint64_t group_end = stream.cut_to > 0 ? cut_.group_end(found[stream.cut_to - 1]) : 0;
   for (; stream.cut_to < found.size(); ++stream.cut_to) {
     const size_t k = stream.cut_to;
-    if (k > begin && cut_.starts_new(found[k - 1], found[k], stream.cut_weight)) {
+    if (k > begin && cut_.starts_new_after(stream.cut_weight, found[k] < group_end)) {
       stream.batch_ends.push_back(k);
       begin = k;
       stream.cut_weight = 0;
     }
+    if (found[k] >= group_end) group_end = cut_.group_end(found[k]);
     stream.cut_weight += BatchCut::block_weight(encoding_, layout_.block_length(found[k]),
                                                 stream.nonzeros.empty() ? 0 : stream.nonzeros[k], elem_size_);
   }

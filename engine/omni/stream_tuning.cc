@@ -58,6 +58,11 @@ uint64_t group_width(uint64_t piece) {
 
 uint64_t BatchCut::group_of_piece(uint64_t piece) { return piece / group_width(piece) * group_width(piece); }
 
+uint64_t BatchCut::group_end(uint64_t block) const {
+  const uint64_t piece = piece_of(block);
+  return (group_of_piece(piece) + group_width(piece)) * piece_blocks;
+}
+
 uint64_t BatchCut::groups_in(uint64_t pieces) {
   uint64_t groups = 0;
   for (uint64_t p = 0; p < pieces; p = group_of_piece(p) + group_width(p)) ++groups;

@@ -68,10 +68,17 @@ struct BatchCut {
   // Whether `block` opens a new batch after `last` (the batch's last block),
   // which weighs `held_weight`.
   bool starts_new(uint64_t last, uint64_t block, uint64_t held_weight) const {
+    return starts_new_after(held_weight, group_of(block) == group_of(last));
+  }
+  // The same, told whether the two blocks share a group: a walk over
+  // increasing blocks knows that from group_end, without a division per block.
+  bool starts_new_after(uint64_t held_weight, bool same_group) const {
     if (held_weight >= batch_weight) return true;
-    if (group_of(block) == group_of(last)) return false;
+    if (same_group) return false;
     return !merge_pieces || held_weight >= batch_weight / 4;
   }
+  // The first block past the group that holds `block`.
+  uint64_t group_end(uint64_t block) const;
 };
 
 }  // namespace omnib
