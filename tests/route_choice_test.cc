@@ -25,8 +25,10 @@ TEST(RouteChoice, DisjointNonZerosGoDirectAndIdenticalOnesThroughShards) {
 }
 
 TEST(RouteChoice, TheBreakEvenPointIsWhereBothRoutesSendTheSame) {
-  // Direct: (n-1) I = 3000; shards: I (n-1)/n + R (n-1) = 750 + 3R: even at R = 750.
+  // Direct: (n-1) I = 3000; shards: I (n-1)/n + R (n-1) = 750 + 3R: even at
+  // R = 750, where direct is taken (it spends less CPU).
   EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 900}, 4, true), kDirect);
+  EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 750}, 4, true), kDirect);
   EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 600}, 4, true), kShards);
   // Two workers: direct sends I, shards I/2 + R: even at R = I/2.
   EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 600}, 2, true), kDirect);
@@ -34,15 +36,16 @@ TEST(RouteChoice, TheBreakEvenPointIsWhereBothRoutesSendTheSame) {
 }
 
 TEST(RouteChoice, TheRouteTakenKeepsAMarginSoItDoesNotFlipOnFraming) {
-  // R = 750 is the even point at 4 workers: within 1/16 either way, the
+  // At 4 workers and I = 1000, direct is taken from R = 48000 / (17 * 4)
+  // = 705.9 and kept down to 48000 / (18 * 4) = 666.7: between the two the
   // route stays what it was.
-  for (uint64_t results : {710u, 750u, 790u}) {
+  for (uint64_t results : {670u, 690u, 705u}) {
     SCOPED_TRACE(results);
     EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, results}, 4, true), kShards);
     EXPECT_EQ(next_route(kAuto, kDirect, RouteTraffic{1000, results}, 4, true), kDirect);
   }
-  EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 810}, 4, true), kDirect);
-  EXPECT_EQ(next_route(kAuto, kDirect, RouteTraffic{1000, 690}, 4, true), kShards);
+  EXPECT_EQ(next_route(kAuto, kShards, RouteTraffic{1000, 710}, 4, true), kDirect);
+  EXPECT_EQ(next_route(kAuto, kDirect, RouteTraffic{1000, 660}, 4, true), kShards);
 }
 
 TEST(RouteChoice, ForcedRoutesAreObeyedAndDirectNeedsAJobThatCanTakeIt) {

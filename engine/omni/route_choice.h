@@ -14,8 +14,12 @@
 // streams (frame headers included), the shards route puts about
 // I (n-1)/n + R (n-1) on the wire, the direct route I (n-1). Direct is
 // cheaper when (n-1) I < n R: when the workers' non-zeros barely overlap.
-// The route changes only when the other is cheaper by more than 1/16, so
-// the framing that differs between the routes cannot make it flip back and
+// Direct is taken up to 1/16 past that point: where both send about the
+// same it spends less CPU (no second encode and decode of the results:
+// bert-topk at block 16, 1 Gbit/s, 4 ranks on 2 cores, direct 16.6-16.9 ms
+// against 19.2-20.6 for 1.6% more bytes; level at 100 Mbit/s). A route
+// taken is left only when the other is ahead by a further 1/16, so the
+// framing that differs between the routes cannot make it flip back and
 // forth. The first call takes the shards route.
 #pragma once
 
