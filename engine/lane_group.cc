@@ -2,8 +2,8 @@
 
 namespace omnib {
 
-LaneGroup::LaneGroup(int lanes) {
-  for (int i = 0; i < lanes; ++i) threads_.emplace_back([this, i] { lane_main(i); });
+LaneGroup::LaneGroup(int lanes) : lanes_(lanes < 0 ? 0 : lanes) {
+  for (int i = 1; i < lanes_; ++i) threads_.emplace_back([this, i] { lane_main(i); });
 }
 
 LaneGroup::~LaneGroup() {
@@ -16,17 +16,40 @@ LaneGroup::~LaneGroup() {
 }
 
 Status LaneGroup::run(const std::function<Status(int)>& body, const std::function<void()>& on_failure) {
+  if (lanes_ == 0) return Status::ok();
+  {
+    std::lock_guard lock(mu_);
+    body_ = &body;
+    on_failure_ = &on_failure;
+    first_failure_ = Status::ok();
+    remaining_ = lanes_;
+    ++generation_;
+    work_cv_.notify_all();
+  }
+  if (!track_) track_ = std::make_unique<trace::Track>();
+  track_->enter();
+  const Status s = body(0);
+  track_->leave();
+  finish(s);
   std::unique_lock lock(mu_);
-  body_ = &body;
-  on_failure_ = &on_failure;
-  first_failure_ = Status::ok();
-  remaining_ = size();
-  ++generation_;
-  work_cv_.notify_all();
   done_cv_.wait(lock, [&] { return remaining_ == 0; });
   body_ = nullptr;
   on_failure_ = nullptr;
   return first_failure_;
+}
+
+void LaneGroup::finish(const Status& s) {
+  bool first = false;
+  {
+    std::lock_guard lock(mu_);
+    if (!s.is_ok() && first_failure_.is_ok()) {
+      first_failure_ = s;
+      first = true;
+    }
+  }
+  if (first) (*on_failure_)();  // outside the lock: it may block briefly
+  std::lock_guard lock(mu_);
+  if (--remaining_ == 0) done_cv_.notify_all();
 }
 
 void LaneGroup::lane_main(int lane) {
@@ -40,18 +63,7 @@ void LaneGroup::lane_main(int lane) {
       seen = generation_;
       body = body_;
     }
-    Status s = (*body)(lane);
-    bool first = false;
-    {
-      std::lock_guard lock(mu_);
-      if (!s.is_ok() && first_failure_.is_ok()) {
-        first_failure_ = s;
-        first = true;
-      }
-    }
-    if (first) (*on_failure_)();  // outside the lock: it may block briefly
-    std::lock_guard lock(mu_);
-    if (--remaining_ == 0) done_cv_.notify_all();
+    finish((*body)(lane));
   }
 }
 

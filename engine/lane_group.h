@@ -1,15 +1,19 @@
-// A fixed set of persistent threads ("lanes") that run one step of a
-// collective together. Created once per collective so that an iteration costs
-// a wake-up, not thread creation.
+// A fixed set of lanes that run one step of a collective together: lane 0
+// on the calling thread, the others on persistent threads. Created once per
+// collective so that an iteration costs a wake-up, not thread creation; lane
+// 0 costs none (on a host with more busy threads than cores, a woken lane
+// could wait milliseconds for a core while the caller's went idle).
 #pragma once
 
 #include <condition_variable>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "engine/status.h"
+#include "engine/trace/trace.h"
 
 namespace omnib {
 
@@ -20,15 +24,19 @@ class LaneGroup {
   LaneGroup(const LaneGroup&) = delete;
   LaneGroup& operator=(const LaneGroup&) = delete;
 
-  // Runs body(lane) on every lane and waits for all. When a lane fails,
-  // on_failure runs once (it must unblock the other lanes, e.g. by aborting
-  // connections) and the first failure is returned. Call from one thread.
+  // Runs body(lane) on every lane (lane 0 here) and waits for all. When a
+  // lane fails, on_failure runs once (it must unblock the other lanes, e.g.
+  // by aborting connections) and the first failure is returned. Call from
+  // one thread. Lane 0's trace spans go to a track of its own, as if it had
+  // its own thread.
   Status run(const std::function<Status(int lane)>& body, const std::function<void()>& on_failure);
 
-  int size() const { return static_cast<int>(threads_.size()); }
+  int size() const { return lanes_; }
 
  private:
   void lane_main(int lane);
+  // Records a lane's result; runs on_failure for the first failure.
+  void finish(const Status& s);
 
   std::mutex mu_;
   std::condition_variable work_cv_;
@@ -39,7 +47,9 @@ class LaneGroup {
   int remaining_ = 0;
   bool stopping_ = false;
   Status first_failure_;
-  std::vector<std::thread> threads_;
+  const int lanes_;
+  std::unique_ptr<trace::Track> track_;  // lane 0's, made at its first run
+  std::vector<std::thread> threads_;     // lanes 1 and up
 };
 
 }  // namespace omnib

@@ -69,6 +69,20 @@ void append(const Event& e);
 void name_thread(const char* role, int index);
 }  // namespace detail
 
+// A track of its own, as a thread has, for work a thread does on behalf of
+// another (LaneGroup runs its lane 0 on the calling thread): between enter()
+// and leave() the calling thread's spans and name go to this track.
+class Track {
+ public:
+  Track();
+  void enter();
+  void leave();
+
+ private:
+  void* buffer_;
+  void* saved_ = nullptr;
+};
+
 inline bool recording() { return detail::g_recording.load(std::memory_order_relaxed); }
 
 // Records a finished span from times the caller took with now_ns(): for work

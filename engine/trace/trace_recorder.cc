@@ -42,17 +42,30 @@ Registry& registry() {
 
 thread_local ThreadBuffer* tl_buffer = nullptr;
 
-ThreadBuffer* this_thread_buffer() {
-  if (tl_buffer) [[likely]]
-    return tl_buffer;
+ThreadBuffer* new_buffer() {
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   r.buffers.push_back(std::make_unique<ThreadBuffer>(r.events_per_thread, static_cast<int>(r.buffers.size())));
-  tl_buffer = r.buffers.back().get();
+  return r.buffers.back().get();
+}
+
+ThreadBuffer* this_thread_buffer() {
+  if (tl_buffer) [[likely]]
+    return tl_buffer;
+  tl_buffer = new_buffer();
   return tl_buffer;
 }
 
 }  // namespace
+
+Track::Track() : buffer_(new_buffer()) {}
+
+void Track::enter() {
+  saved_ = tl_buffer;
+  tl_buffer = static_cast<ThreadBuffer*>(buffer_);
+}
+
+void Track::leave() { tl_buffer = static_cast<ThreadBuffer*>(saved_); }
 
 namespace detail {
 
@@ -100,7 +113,10 @@ Drained Recorder::drain() {
     if (const char* role = b->role.load(std::memory_order_relaxed)) {
       t.name = role;
       const int index = b->role_index.load(std::memory_order_relaxed);
-      if (index >= 0) t.name += " " + std::to_string(index);
+      if (index >= 0) {
+        t.name += ' ';
+        t.name += std::to_string(index);
+      }
     }
     t.events.assign(b->events, b->events + n);
     b->size.store(0, std::memory_order_relaxed);
