@@ -26,10 +26,13 @@ Status LaneGroup::run(const std::function<Status(int)>& body, const std::functio
     ++generation_;
     work_cv_.notify_all();
   }
-  if (!track_) track_ = std::make_unique<trace::Track>();
-  track_->enter();
+  // A track only while tracing (recording changes between calls, never
+  // during one): a run without a trace allocates nothing for it.
+  const bool tracing = trace::recording();
+  if (tracing && !track_) track_ = std::make_unique<trace::Track>();
+  if (tracing) track_->enter();
   const Status s = body(0);
-  track_->leave();
+  if (tracing) track_->leave();
   finish(s);
   std::unique_lock lock(mu_);
   done_cv_.wait(lock, [&] { return remaining_ == 0; });

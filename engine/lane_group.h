@@ -48,7 +48,7 @@ class LaneGroup {
   bool stopping_ = false;
   Status first_failure_;
   const int lanes_;
-  std::unique_ptr<trace::Track> track_;  // lane 0's, made at its first run
+  std::unique_ptr<trace::Track> track_;  // lane 0's, made at its first traced run
   std::vector<std::thread> threads_;     // lanes 1 and up
 };
 
