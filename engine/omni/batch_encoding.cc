@@ -107,6 +107,16 @@ namespace {
 // One block's non-zero elements: appended to `vals` (advanced), their
 // positions marked in `map` (bitmap) or appended to `offs` (offsets, from
 // `base`). T is the element's bits; the sign bit alone is zero.
+// A block's taken elements (positions within it), marked in its bitmap.
+void mark_taken(uint8_t* map, const uint32_t* pos, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) map[pos[k] / 8] |= static_cast<uint8_t>(1u << (pos[k] % 8));
+}
+
+// The same as offsets from the batch's first element, the block starting at `from`.
+void list_taken(uint32_t*& offs, uint64_t from, const uint32_t* pos, uint32_t count) {
+  for (uint32_t k = 0; k < count; ++k) *offs++ = static_cast<uint32_t>(from + pos[k]);
+}
+
 template <typename T, bool kBitmap>
 void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
   for_each_nonzero<T>(src, len, [&](size_t i) {
@@ -180,12 +190,10 @@ Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
       cursor.skip(len * elem_size);
       const uint32_t* pos = taken->positions + taken->first[i];
       const uint32_t count = taken->counts[i];
-      for (uint32_t k = 0; k < count; ++k) {
-        if (bitmap)
-          map[pos[k] / 8] |= static_cast<uint8_t>(1u << (pos[k] % 8));
-        else
-          *offs++ = static_cast<uint32_t>(from + pos[k]);
-      }
+      if (bitmap)
+        mark_taken(map, pos, count);
+      else
+        list_taken(offs, from, pos, count);
       std::memcpy(vals, taken->values + taken->first[i] * elem_size, uint64_t{count} * elem_size);
       vals += uint64_t{count} * elem_size;
     } else {
@@ -240,8 +248,8 @@ void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::s
     uint8_t* map = out.data();
     const uint32_t* pos = positions;
     for (size_t i = 0; i < blocks.size(); ++i) {
-      for (const uint32_t* end = pos + counts[i]; pos != end; ++pos)
-        map[*pos / 8] |= static_cast<uint8_t>(1u << (*pos % 8));
+      mark_taken(map, pos, counts[i]);
+      pos += counts[i];
       map += (layout.block_length(blocks[i]) + 7) / 8;
     }
     std::memcpy(out.data() + pad8(map_bytes), values, value_bytes);
@@ -253,8 +261,8 @@ void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::s
   auto* offs = reinterpret_cast<uint32_t*>(out.data() + 16);
   const uint32_t* pos = positions;
   for (size_t i = 0; i < blocks.size(); ++i) {
-    const auto from = static_cast<uint32_t>(layout.block_begin(blocks[i]) - base);
-    for (const uint32_t* end = pos + counts[i]; pos != end; ++pos) *offs++ = from + *pos;
+    list_taken(offs, layout.block_begin(blocks[i]) - base, pos, counts[i]);
+    pos += counts[i];
   }
   std::memcpy(out.data() + packed_at, values, value_bytes);
 }
