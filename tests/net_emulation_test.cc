@@ -517,6 +517,27 @@ TEST(NetEmulation, EveryCpuAlgorithmIsCorrectThroughTheLinksAndNothingIsLeft) {
   expect_correct_through_the_links(cpu_algorithms(), {});
 }
 
+// The direct route's one stream is all that arrives on a rank's link, so
+// it takes a larger budget than a shard's share (stream_tuning.h): at
+// 100 Mbit/s a scattered stream of about 35 kB per peer crosses in a few
+// frames, not eight, and the model follows the route's own cut.
+TEST(NetEmulation, TheDirectRouteCutsItsStreamFromItsOwnBudget) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  const std::string json = temp_path("direct-budget.json");
+  auto r = run_cli({"allreduce", "--net", "emulate", "--link-rate", "100mbit", "--nodes", "4", "-b", "16M", "-e", "16M",
+                    "--workload", "scattered", "--density", "0.001", "--route", "direct", "-n", "1", "-w", "0", "-T",
+                    "30", "--algo", "omni", "-J", json},
+                   {}, 90);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = read_json(json);
+  const auto& result = doc["results"][0];
+  EXPECT_TRUE(result["correct"].get<bool>());
+  // Three peers, at most three frames each (a shard's share cut 8 each).
+  EXPECT_LE(result["wire_bytes"]["frames_per_rank_max"].get<double>(), 9) << result["wire_bytes"].dump();
+  EXPECT_EQ(result["wire_bytes"]["sent_per_rank_max"], result["analytic_bytes"]["sent_per_rank_max"]);
+  EXPECT_EQ(result["wire_bytes"]["sent_total"], result["analytic_bytes"]["sent_total"]);
+}
+
 // --transport fabric (libfabric's tcp provider) crosses the same links.
 TEST(NetEmulation, OurAlgorithmsOverFabricAreCorrectThroughTheLinks) {
   SKIP_UNLESS_EMULATION_WORKS();

@@ -10,6 +10,19 @@
 namespace omnib {
 namespace {
 
+TEST(StreamTuning, TheDirectRouteKeepsBothBudgetsOrAtLeast256KiB) {
+  // 4 ms of a 1 Gbit/s link (500 kB) is above the floor: as the shards route.
+  EXPECT_EQ(direct_receive_budget_bytes(1'000'000'000), receive_budget_bytes(1'000'000'000));
+  EXPECT_EQ(receive_budget_bytes(100'000'000), 50'000u);
+  EXPECT_EQ(direct_receive_budget_bytes(100'000'000), 256u << 10);
+  EXPECT_EQ(direct_receive_budget_bytes(0), receive_budget_bytes(0));  // rate unknown
+  // A batch is half a sender's share of the budget.
+  const StreamTuning t = tune_streams(100'000'000, 4, 4 << 20, direct_receive_budget_bytes(100'000'000));
+  EXPECT_EQ(t.frame_bytes, (256u << 10) / 4 / 2);
+  EXPECT_EQ(t.inflight_bytes, (256u << 10) / 4);
+  EXPECT_EQ(tune_streams(0, 4, 4 << 20, receive_budget_bytes(0)).inflight_bytes, 0u);  // the transport's default
+}
+
 TEST(BatchCut, GroupsWidenFromOnePieceToTheCap) {
   std::vector<uint64_t> starts;
   for (uint64_t p = 0; p < 40; ++p) starts.push_back(BatchCut::group_of_piece(p));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "engine/block_scan.h"
 #include "engine/link_lane.h"
@@ -101,14 +102,19 @@ void OmniCollective::abort() { links_.abort_all(); }  // every waiting lane wake
 
 void OmniCollective::size_streams() {
   const uint64_t tensor_bytes = static_cast<uint64_t>(layout_.count()) * elem_size_;
-  const auto before = std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes);
+  auto sizes = [this] {
+    return std::make_tuple(to_shards_.frame_bytes, to_shards_.inflight_bytes, to_workers_.frame_bytes);
+  };
+  const auto before = sizes();
   // A shard hears from every worker; a worker from every shard in use. The
-  // direct route cuts its streams as the shards route would.
+  // direct route cuts its one stream as a shard's would be cut, from the
+  // budget of a link that carries no results.
   const auto active = static_cast<uint64_t>(active_shards_);
-  to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / active);
-  to_workers_ = tune_streams(link_rate_bps_, active_shards_, tensor_bytes / active);
+  const uint64_t budget = direct() ? direct_receive_budget_bytes(link_rate_bps_) : receive_budget_bytes(link_rate_bps_);
+  to_shards_ = tune_streams(link_rate_bps_, job_.nodes, tensor_bytes / active, budget);
+  to_workers_ = tune_streams(link_rate_bps_, active_shards_, tensor_bytes / active, receive_budget_bytes(link_rate_bps_));
   cut_ = BatchCut::for_blocks(block_size_ * elem_size_, to_shards_.frame_bytes, encoding_);
-  if (before == std::make_pair(to_shards_.frame_bytes, to_workers_.frame_bytes)) return;
+  if (before == sizes()) return;
   // Each end sizes what it receives.
   if (job_.is_worker())
     for (int s = 0; s < shards(); ++s)

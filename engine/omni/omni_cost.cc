@@ -15,10 +15,11 @@ namespace {
 constexpr double kFrameOverhead = sizeof(wire::FrameHeader) + sizeof(BatchHeader);
 
 // How the engine cuts its streams (engine/omni/stream_tuning.h) for this
-// tensor and link.
-BatchCut batch_cut(const CostInputs& c, int shards, EncodingPolicy policy) {
+// tensor, link and route.
+BatchCut batch_cut(const CostInputs& c, int shards, EncodingPolicy policy, bool direct) {
   const auto tensor_bytes = static_cast<uint64_t>(c.count * c.elem_size);
-  const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards));
+  const uint64_t budget = direct ? direct_receive_budget_bytes(c.link_rate_bps) : receive_budget_bytes(c.link_rate_bps);
+  const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards), budget);
   return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes, policy);
 }
 
@@ -42,7 +43,7 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
   const double d = dense ? 1.0 : c.block_density;
   const double u = dense ? 1.0 : c.union_block_density;
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
-  const BatchCut cut = batch_cut(c, shards, policy);
+  const BatchCut cut = batch_cut(c, shards, policy, direct);
   const auto full = static_cast<double>(cut.batch_weight);
   const auto groups = static_cast<double>(
       BatchCut::groups_in(static_cast<uint64_t>(std::ceil(nb / static_cast<double>(cut.piece_blocks)))));
@@ -94,7 +95,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   const BlockLayout layout(c.count, c.block_size);
   const uint64_t nb = layout.num_blocks();
   const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
-  const BatchCut cut = batch_cut(c, shards, policy);
+  const BatchCut cut = batch_cut(c, shards, policy, direct);
   if (direct) shards = 1;
   const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
   const bool colocated = c.aggregators == 0;

@@ -11,6 +11,7 @@ constexpr double kBudgetSeconds = 0.004;
 constexpr size_t kMinFrame = 4 << 10;
 constexpr size_t kMaxFrame = 256 << 10;
 constexpr size_t kMinInflight = 8 << 10;
+constexpr uint64_t kMinDirectBudget = 256 << 10;
 // Two received frames let the receiver work on one while the next arrives;
 // four posted let a sender run ahead of one slow completion.
 constexpr size_t kRecvFrames = 2;
@@ -24,8 +25,13 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps) {
   return std::max<uint64_t>(kMinInflight, static_cast<uint64_t>(static_cast<double>(link_rate_bps) / 8 * kBudgetSeconds));
 }
 
-StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link) {
-  const uint64_t per_link = receive_budget_bytes(link_rate_bps) / static_cast<uint64_t>(std::max(1, senders));
+uint64_t direct_receive_budget_bytes(uint64_t link_rate_bps) {
+  if (link_rate_bps == 0) return kUnknownRateBudget;
+  return std::max<uint64_t>(kMinDirectBudget, receive_budget_bytes(link_rate_bps));
+}
+
+StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link, uint64_t budget_bytes) {
+  const uint64_t per_link = budget_bytes / static_cast<uint64_t>(std::max(1, senders));
   StreamTuning t;
   // Half a link's share, so two frames fit its window; at most a quarter of
   // its stream, so the pipeline has frames to overlap.

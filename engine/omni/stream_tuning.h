@@ -27,9 +27,20 @@ struct StreamTuning {
 // 96% to 85% of their link limit.)
 uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 
+// The same for the direct route, whose one stream is all that arrives on a
+// rank's link (on the shards route a rank's worker and its shard each get a
+// budget): both budgets, and at least 256 KiB. A top-k tensor's stream
+// (about 35 kB per peer at density 0.001, 16 MiB) then crosses a 100 Mbit/s
+// link in two frames, not eight: on a host whose cores the ranks share each
+// frame costs wake-ups on both ends, and the smaller frames made omni 1.13-1.19x
+// allgather's time there (docs/algorithms.md, "Threads and windows").
+uint64_t direct_receive_budget_bytes(uint64_t link_rate_bps);
+
 // `senders`: links that feed one receiver; `bytes_per_link`: the most one
-// link carries in a call (a dense stream); `link_rate_bps`: 0 when unknown.
-StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link);
+// link carries in a call (a dense stream); `link_rate_bps`: 0 when unknown;
+// `budget_bytes`: what the receiver keeps in flight over all its links
+// (receive_budget_bytes or direct_receive_budget_bytes).
+StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_per_link, uint64_t budget_bytes);
 
 // How a worker cuts its stream to one shard into batches. The worker scans
 // its tensor in pieces of piece_blocks blocks (about 1 MiB), and pieces in
