@@ -331,20 +331,28 @@ TEST(ShardAggregatorCounts, ConsumedViewsAreKeptForReuse) {
 
 struct Reduced {
   std::vector<float> out;
-  BatchShape shape;   // of every flush: a range's range_shape, or its blocks with their estimated counts
+  BatchShape shape;   // of every flush: a range's range_shapes, or its blocks with their estimated counts
   size_t ranges = 0;  // batches reduced as a range
+  std::vector<BatchShape> range_shapes;  // every range's, in order
 };
 
 // Every worker's stream reduced into `out` as the direct route does (sums
 // written in place, the gaps zeroed by the caller), feeding each worker's
 // batches one at a time so the aggregator waits in between.
-Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout) {
+// With `all_first`, every batch is pushed before anything is reduced
+// instead (workers that do not hold a block then join its range).
+Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout, bool all_first = false) {
   ShardAggregator agg(static_cast<int>(streams.size()), DType::kFloat32);
   agg.reset(layout);
+  agg.set_range_shapes(true);
   Reduced r;
   r.out.assign(layout.count(), -1.0f);  // poison: every element must be written
   auto* sums = reinterpret_cast<uint8_t*>(r.out.data());
   std::vector<size_t> fed(streams.size(), 0);
+  for (size_t w = 0; w < streams.size() && all_first; ++w)
+    for (; fed[w] < streams[w].frames.size(); ++fed[w])
+      EXPECT_TRUE(agg.push(static_cast<int>(w), std::move(streams[w].frames[fed[w]]), std::move(streams[w].views[fed[w]]))
+                      .is_ok());
   uint64_t written_to = 0;  // blocks below are final
   auto element_of = [&](uint64_t block) { return block < layout.num_blocks() ? layout.block_begin(block) : layout.count(); };
   auto zero_gap = [&](uint64_t to) {
@@ -369,10 +377,13 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout) {
       ++r.ranges;
       zero_gap(out.written_from);
       written_to = out.written_to;
-      r.shape.blocks += out.range_shape.blocks;
-      r.shape.elements += out.range_shape.elements;
-      r.shape.nonzeros += out.range_shape.nonzeros;
-      r.shape.bitmap_bytes += out.range_shape.bitmap_bytes;
+      for (const BatchShape& shape : out.range_shapes) {
+        r.shape.blocks += shape.blocks;
+        r.shape.elements += shape.elements;
+        r.shape.nonzeros += shape.nonzeros;
+        r.shape.bitmap_bytes += shape.bitmap_bytes;
+        r.range_shapes.push_back(shape);
+      }
     } else {
       for (size_t i = 0; i < out.indices.size(); ++i) {
         const uint64_t b = out.indices[i];
@@ -413,10 +424,25 @@ TEST(ShardAggregatorRange, MatchesTheBlockByBlockReductionBitForBit) {
       };
       const Reduced range = reduce_direct(streams(BlockEncoding::kCoo), layout);
       const Reduced blocks = reduce_direct(streams(BlockEncoding::kBitmap), layout);
+      const Reduced joined = reduce_direct(streams(BlockEncoding::kCoo), layout, true);
       SCOPED_TRACE("block " + std::to_string(block) + " fill " + std::to_string(fill));
       EXPECT_GT(range.ranges, 0u);
       EXPECT_EQ(blocks.ranges, 0u);
       ASSERT_EQ(0, std::memcmp(range.out.data(), blocks.out.data(), range.out.size() * 4));
+      // With every batch in hand the ranges are longer, and the route
+      // choice's shapes the same, range for range.
+      ASSERT_EQ(0, std::memcmp(joined.out.data(), blocks.out.data(), joined.out.size() * 4));
+      EXPECT_LE(joined.ranges, range.ranges);
+      if (block == 1 && fill > 0.01) {
+        EXPECT_LT(joined.ranges, range.ranges);
+      }
+      ASSERT_EQ(joined.range_shapes.size(), range.range_shapes.size());
+      for (size_t i = 0; i < range.range_shapes.size(); ++i) {
+        const BatchShape &a = range.range_shapes[i], &b = joined.range_shapes[i];
+        ASSERT_EQ(std::make_tuple(a.blocks, a.elements, a.nonzeros, a.bitmap_bytes),
+                  std::make_tuple(b.blocks, b.elements, b.nonzeros, b.bitmap_bytes))
+            << "range " << i;
+      }
       EXPECT_EQ(range.shape.blocks, blocks.shape.blocks);
       EXPECT_EQ(range.shape.elements, blocks.shape.elements);
       EXPECT_EQ(range.shape.bitmap_bytes, blocks.shape.bitmap_bytes);

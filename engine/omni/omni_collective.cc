@@ -137,7 +137,10 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   map_ = ShardMap(blocks, streams, layout_kind_, ShardMap::default_stripe(block_bytes, blocks, streams));
   size_streams();
   if (io_) OMNIB_RETURN_IF_ERROR(io_->begin(in, out, layout_, map_));
-  if (aggregator_) aggregator_->reset(layout_);
+  if (aggregator_) {
+    aggregator_->reset(layout_);
+    aggregator_->set_range_shapes(route_policy_ == RoutePolicy::kAuto);  // for the route choice alone
+  }
   traffic_ = RouteTraffic{};
   shard_inputs_ = 0;
   in_place_ = in.data == out.data;
@@ -583,7 +586,7 @@ Status OmniCollective::aggregate_direct() {
       trace::Span reduce("reduce", trace::Kind::kCompute);
       int waiting_on = -1;
       const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on, sums_at);
-      reduce.set_blocks(batch.is_range() ? batch.range_shape.blocks : batch.indices.size());
+      reduce.set_blocks(batch.is_range() ? batch.written_to - batch.written_from : batch.indices.size());
       reduce.end();
       if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
         finished = aggregator_->global_next() == kEndOfStream;
@@ -640,9 +643,12 @@ void OmniCollective::count_direct_results(const ResultBatch& batch, const uint8_
   if (route_policy_ != RoutePolicy::kAuto) return;
   // The holders' counts estimate the sums': recounting every block of the
   // output cost this lane a pass over it.
-  const BatchShape shape = batch.is_range() ? batch.range_shape : result_shape(batch, sums_at, true);
-  traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
-                      encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
+  auto count = [this](const BatchShape& shape) {
+    traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
+                        encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
+  };
+  if (!batch.is_range()) return count(result_shape(batch, sums_at, true));
+  for (const BatchShape& shape : batch.range_shapes) count(shape);
 }
 
 Status OmniCollective::store_direct(const ResultBatch& batch) {

@@ -108,60 +108,105 @@ bool ShardAggregator::range_applies(uint64_t t, const uint8_t* sums_at) const {
   return true;
 }
 
-BatchShape ShardAggregator::range_result_shape(uint64_t t, uint64_t end) {
+void ShardAggregator::range_result_shapes(uint64_t t, uint64_t end, std::vector<BatchShape>& shapes) {
   // The union of the holders' blocks, as bits: merging their index lists
   // block by block cost more than the sums themselves at small blocks.
   range_marks_.assign((end - t + 63) / 64, 0);
-  uint64_t counted = 0;
-  for (const RangeHolder& x : range_holders_) {
+  for (const RangeHolder& x : range_holders_)
     for (uint32_t i = x.block; i < x.block_end; ++i) {
       const uint64_t r = x.v->indices[i] - t;
       range_marks_[r / 64] |= uint64_t{1} << (r % 64);
     }
-    counted += x.element_end - x.element;
-  }
-  uint64_t blocks = 0;
-  for (uint64_t word : range_marks_) blocks += static_cast<uint64_t>(std::popcount(word));
-  BatchShape shape;
-  shape.blocks = blocks;
-  shape.elements = blocks * layout_.block_size();
-  shape.bitmap_bytes = blocks * ((layout_.block_size() + 7) / 8);
-  // Only the tensor's last block may be short.
+  // The union's blocks in [from, to) of the range.
+  auto union_blocks = [&](uint64_t from, uint64_t to) {
+    uint64_t n = 0;
+    for (uint64_t r = from - t, stop = to - t; r < stop;) {
+      const uint64_t word_end = std::min(stop, (r / 64 + 1) * 64);
+      uint64_t word = range_marks_[r / 64] >> (r % 64);
+      if (word_end - r < 64) word &= (uint64_t{1} << (word_end - r)) - 1;
+      n += static_cast<uint64_t>(std::popcount(word));
+      r = word_end;
+    }
+    return n;
+  };
   const uint64_t last = layout_.num_blocks() - 1;
-  if (end > last && (range_marks_[(last - t) / 64] >> ((last - t) % 64) & 1) != 0) {
-    const uint64_t len = layout_.block_length(last);
-    shape.elements -= layout_.block_size() - len;
-    shape.bitmap_bytes -= (layout_.block_size() + 7) / 8 - (len + 7) / 8;
+  const bool last_held = end > last && (range_marks_[(last - t) / 64] >> ((last - t) % 64) & 1) != 0;
+  // The ranges the holders' blocks alone would cut: one from block s runs
+  // up to the next block of a holder that does not hold s (the rule of a
+  // range whose non-holders' batches are yet to come, so where they fall
+  // depends on the data alone, never on which batches have arrived).
+  std::vector<uint32_t>& at = range_cursors_;
+  at.clear();
+  for (const RangeHolder& x : range_holders_) at.push_back(x.block);
+  for (uint64_t s = t; s < end;) {
+    uint64_t e = end;
+    for (size_t h = 0; h < at.size(); ++h) {
+      const RangeHolder& x = range_holders_[h];
+      if (at[h] < x.block_end && x.v->indices[at[h]] > s) e = std::min(e, x.v->indices[at[h]]);
+    }
+    uint64_t counted = 0, next = end;
+    for (size_t h = 0; h < at.size(); ++h) {
+      const RangeHolder& x = range_holders_[h];
+      uint32_t c = at[h];
+      while (c < x.block_end && x.v->indices[c] < e) ++c;
+      counted += x.v->first[c] - x.v->first[at[h]];
+      at[h] = c;
+      if (c < x.block_end) next = std::min(next, x.v->indices[c]);
+    }
+    BatchShape shape;
+    shape.blocks = union_blocks(s, e);
+    shape.elements = shape.blocks * layout_.block_size();
+    shape.bitmap_bytes = shape.blocks * ((layout_.block_size() + 7) / 8);
+    // Only the tensor's last block may be short.
+    if (last_held && e > last) {
+      const uint64_t len = layout_.block_length(last);
+      shape.elements -= layout_.block_size() - len;
+      shape.bitmap_bytes -= (layout_.block_size() + 7) / 8 - (len + 7) / 8;
+    }
+    shape.nonzeros = std::min(counted, shape.elements);
+    shapes.push_back(shape);
+    s = next;
   }
-  shape.nonzeros = std::min(counted, shape.elements);
-  return shape;
 }
 
 void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_at) {
   // Up to where every holder's elements are in hand: the end of its front
-  // batch; a worker not holding t may hold its next block, in a batch to come.
+  // batch. A worker not holding t joins when its next batch is in hand, as
+  // offsets; otherwise it may hold its next block, in a batch to come, and
+  // the range stops there. (Stopping at every non-holder's next block cut a
+  // top-k tensor at block size 1 into a range per few elements, each a turn
+  // of the aggregate lane.)
+  auto joins = [t](const WorkerState& w) {
+    if (w.next == t) return true;
+    if (w.pending.empty() || w.next == kEndOfStream) return false;
+    const BatchView& v = w.pending.front().view;
+    return v.encoding == BlockEncoding::kCoo && v.coo_offsets != nullptr;
+  };
   uint64_t end = layout_.num_blocks();
   for (const WorkerState& w : workers_)
-    end = std::min(end, w.next == t ? w.pending.front().view.next : w.next);
+    end = std::min(end, joins(w) ? w.pending.front().view.next : w.next);
   // The holders' cursors: blocks [block, block_end) and their elements
   // [element, element_end) in their front batches.
   std::vector<RangeHolder>& holders = range_holders_;
   holders.clear();
   for (WorkerState& w : workers_) {
-    if (w.next != t) continue;
+    if (!joins(w)) continue;
     const Pending& p = w.pending.front();
     const BatchView& v = p.view;
     const uint32_t block_end =
         static_cast<uint32_t>(std::lower_bound(v.indices + p.cursor, v.indices + v.count, end) - v.indices);
+    if (block_end == p.cursor) continue;  // its next block is past the range
     holders.push_back(RangeHolder{&w, &v, p.cursor, block_end, v.first[p.cursor], v.first[block_end]});
     w.between_batches = false;
   }
-  out.range_shape = range_result_shape(t, end);
+  if (range_shapes_wanted_) range_result_shapes(t, end, out.range_shapes);
   out.written_from = t;
   out.written_to = end;
   const uint64_t first = layout_.block_begin(t);
   const uint64_t last = end < layout_.num_blocks() ? layout_.block_begin(end) : layout_.count();
-  if (out.range_shape.nonzeros < (last - first) * elem_size_ / kCacheLine) {
+  uint64_t elements = 0;  // the holders' in the range
+  for (const RangeHolder& x : holders) elements += x.element_end - x.element;
+  if (elements < (last - first) * elem_size_ / kCacheLine) {
     // Fewer elements than cache lines: one zeroing pass (a large one streams
     // past the cache), then each holder's elements in rank order. Zeroing a
     // chunk at a time would pull every line in to touch a few of them.

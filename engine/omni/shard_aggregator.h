@@ -36,19 +36,22 @@ struct ResultBatch {
   std::vector<uint32_t> estimated_counts;
   // Set by a range reduction (advance): every element of blocks
   // [written_from, written_to) of sums_at is written, zeros included.
-  // `indices` stays empty; range_shape says what the shards route would
-  // have sent of them, for the route choice: the union of the holders'
-  // blocks, and as non-zeros the holders' counts capped at its elements.
+  // `indices` stays empty. Where asked for (set_range_shapes), range_shapes
+  // says what the shards route would have sent of them, for the route
+  // choice: per range that the block-by-block rule would have cut (so that
+  // it does not depend on which batches had arrived), the union of the
+  // holders' blocks, and as non-zeros the holders' counts capped at its
+  // elements.
   uint64_t written_from = 0;
   uint64_t written_to = 0;
-  BatchShape range_shape;
+  std::vector<BatchShape> range_shapes;
   bool is_range() const { return written_to > written_from; }
   void clear() {
     indices.clear();
     values.clear();
     estimated_counts.clear();
     written_from = written_to = 0;
-    range_shape = BatchShape{};
+    range_shapes.clear();
   }
 };
 
@@ -88,17 +91,22 @@ class ShardAggregator {
   // the tensor there (element block_begin(t)) instead of into out.values.
   // There, for 32-bit types, when every worker holding the next block sent
   // the batch that holds it as offsets, the blocks up to the nearest end of
-  // those batches (or the next block of a worker that does not hold it) are
+  // those batches (and of the offsets batches in hand of workers that do
+  // not hold it; or the next block of a worker whose batch is not) are
   // reduced as one range: out is flushed first, the range's elements are
   // zeroed and each worker's elements added in rank order (the same bits as
   // block by block, without a step per block: at block size 1 a block is an
   // element), and out comes back alone with written_from, written_to and
-  // range_shape set (no block list). Where ranges fall depends only on the
-  // data, like every other flush.
+  // range_shapes set (no block list). Where a range ends depends on which
+  // batches had arrived; its sums and range_shapes do not.
   Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on, uint8_t* sums_at = nullptr);
 
   // Index of the next block this shard will emit, or kEndOfStream.
   uint64_t global_next() const;
+
+  // Whether range reductions fill ResultBatch::range_shapes (only the
+  // route choice reads them); off until set.
+  void set_range_shapes(bool wanted) { range_shapes_wanted_ = wanted; }
 
   // A consumed frame whose buffer can be reused for the next receive, and
   // the way back for one that was not used.
@@ -147,8 +155,10 @@ class ShardAggregator {
   };
   std::vector<RangeHolder> range_holders_;  // reduce_range's, kept between ranges
   std::vector<uint64_t> range_marks_;       // a bit per block of the range: some holder has it
-  // The shape of the range [t, end)'s results (ResultBatch::range_shape).
-  BatchShape range_result_shape(uint64_t t, uint64_t end);
+  std::vector<uint32_t> range_cursors_;     // per holder, in range_result_shapes
+  bool range_shapes_wanted_ = false;
+  // Appends the shapes of the range [t, end)'s results (ResultBatch::range_shapes).
+  void range_result_shapes(uint64_t t, uint64_t end, std::vector<BatchShape>& shapes);
   // Moves worker w's front batch to block `cursor`, past the batch when
   // that is its end.
   void consume_until(WorkerState& w, uint32_t cursor);
