@@ -9,8 +9,8 @@
 //   direct: every rank receives every worker's stream (its own through the
 //           in-process link) and computes the same sums, whose result
 //           batches it sizes as a shard would send them (cut from the direct
-//           route's budget, stream_tuning.h: below 512 Mbit/s its batches
-//           are larger, and I and R count fewer headers).
+//           route's budget, stream_tuning.h: below about 520 Mbit/s its
+//           batches are larger, and I and R count fewer headers).
 //
 // With I the bytes of all workers' streams and R those of all result
 // streams (frame headers included), the shards route puts about

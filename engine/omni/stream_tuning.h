@@ -29,10 +29,11 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps);
 
 // The same for the direct route, whose one stream is all that arrives on a
 // rank's link (on the shards route a rank's worker and its shard each get a
-// budget): both budgets, and at least 256 KiB. A top-k tensor's stream
-// (about 35 kB per peer at density 0.001, 16 MiB) then crosses a 100 Mbit/s
-// link in two frames, not eight: on a host whose cores the ranks share each
-// frame costs wake-ups on both ends, and the smaller frames made omni 1.13-1.19x
+// budget): the shards route's, and at least 256 KiB (which is more below
+// about 520 Mbit/s). A scattered tensor's stream (about 35 kB per peer at
+// density 0.001, 16 MiB) then crosses a 100 Mbit/s link in three frames,
+// not eight: on a host whose cores the ranks share each frame costs
+// wake-ups on both ends, and the smaller frames made omni 1.13-1.19x
 // allgather's time there (docs/algorithms.md, "Threads and windows").
 uint64_t direct_receive_budget_bytes(uint64_t link_rate_bps);
 
