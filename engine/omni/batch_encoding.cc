@@ -104,9 +104,6 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
 
 namespace {
 
-// One block's non-zero elements: appended to `vals` (advanced), their
-// positions marked in `map` (bitmap) or appended to `offs` (offsets, from
-// `base`). T is the element's bits; the sign bit alone is zero.
 // A block's taken elements (positions within it), marked in its bitmap.
 void mark_taken(uint8_t* map, const uint32_t* pos, uint32_t count) {
   for (uint32_t k = 0; k < count; ++k) map[pos[k] / 8] |= static_cast<uint8_t>(1u << (pos[k] % 8));
@@ -117,6 +114,9 @@ void list_taken(uint32_t*& offs, uint64_t from, const uint32_t* pos, uint32_t co
   for (uint32_t k = 0; k < count; ++k) *offs++ = static_cast<uint32_t>(from + pos[k]);
 }
 
+// One block's non-zero elements: appended to `vals` (advanced), their
+// positions marked in `map` (bitmap) or appended to `offs` (offsets, from
+// `base`). T is the element's bits; the sign bit alone is zero.
 template <typename T, bool kBitmap>
 void pack_block(const uint8_t* src, size_t len, uint8_t* map, uint32_t*& offs, uint64_t base, uint8_t*& vals) {
   for_each_nonzero<T>(src, len, [&](size_t i) {

@@ -112,7 +112,7 @@ Status HostBlockIo::store(int shard, const BatchView& batch) {
     shards_.for_each_run(shard, cursor, last + 1, [&](uint64_t run_begin, uint64_t run_end) {
       for (uint64_t begin = run_begin; begin < run_end; begin += piece) {
         const uint64_t end = std::min(run_end, begin + piece);
-        std::memset(out + layout_.block_begin(begin) * elem_size_, 0, layout_.elements_in({begin, end}) * elem_size_);
+        zero_blocks(shard, begin, end);
         const uint32_t from = i;
         while (i < batch.count && batch.indices[i] < end) ++i;
         batch.place_elements(from, i, layout_, elem_size_, reinterpret_cast<uint8_t*>(out));

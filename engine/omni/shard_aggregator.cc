@@ -17,6 +17,9 @@ constexpr uint64_t kRangeChunkElements = 16384;
 // its elements are added.
 constexpr uint64_t kCacheLine = 64;
 
+// A range sums a batch's elements from its offsets, read in place.
+bool offsets_in_place(const BatchView& v) { return v.encoding == BlockEncoding::kCoo && v.coo_offsets != nullptr; }
+
 }  // namespace
 
 ShardAggregator::ShardAggregator(int workers, DType dtype)
@@ -100,11 +103,8 @@ void ShardAggregator::consume_until(WorkerState& w, uint32_t cursor) {
 
 bool ShardAggregator::range_applies(uint64_t t, const uint8_t* sums_at) const {
   if (sums_at == nullptr || wide_ || elem_size_ != 4) return false;
-  for (const WorkerState& w : workers_) {
-    if (w.next != t) continue;
-    const BatchView& v = w.pending.front().view;
-    if (v.encoding != BlockEncoding::kCoo || v.coo_offsets == nullptr) return false;
-  }
+  for (const WorkerState& w : workers_)
+    if (w.next == t && !offsets_in_place(w.pending.front().view)) return false;
   return true;
 }
 
@@ -178,9 +178,7 @@ void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_a
   // of the aggregate lane.)
   auto joins = [t](const WorkerState& w) {
     if (w.next == t) return true;
-    if (w.pending.empty() || w.next == kEndOfStream) return false;
-    const BatchView& v = w.pending.front().view;
-    return v.encoding == BlockEncoding::kCoo && v.coo_offsets != nullptr;
+    return !w.pending.empty() && w.next != kEndOfStream && offsets_in_place(w.pending.front().view);
   };
   uint64_t end = layout_.num_blocks();
   for (const WorkerState& w : workers_)

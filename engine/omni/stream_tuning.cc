@@ -26,7 +26,6 @@ uint64_t receive_budget_bytes(uint64_t link_rate_bps) {
 }
 
 uint64_t direct_receive_budget_bytes(uint64_t link_rate_bps) {
-  if (link_rate_bps == 0) return kUnknownRateBudget;
   return std::max<uint64_t>(kMinDirectBudget, receive_budget_bytes(link_rate_bps));
 }
 
