@@ -1,5 +1,9 @@
 #include "engine/lane_group.h"
 
+#include <pthread.h>
+
+#include <string>
+
 namespace omnib {
 
 LaneGroup::LaneGroup(int lanes) : lanes_(lanes < 0 ? 0 : lanes) {
@@ -56,6 +60,8 @@ void LaneGroup::finish(const Status& s) {
 }
 
 void LaneGroup::lane_main(int lane) {
+  // Named for top -H, perf and debuggers (at most 15 characters).
+  pthread_setname_np(pthread_self(), ("omnib lane " + std::to_string(lane)).c_str());
   uint64_t seen = 0;
   while (true) {
     const std::function<Status(int)>* body;

@@ -1,11 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/transport/local_connection.h"
 #include "engine/transport/socket_util.h"
@@ -94,6 +97,57 @@ TEST(TcpConnection, AbortUnblocksAWaitingReceiver) {
   waiter.join();
   EXPECT_FALSE(s.is_ok());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+// One frame's bytes as a peer writes them.
+std::string raw_frame(wire::FrameType type, uint64_t seq, const std::string& payload) {
+  const wire::FrameHeader h = make_header(type, 7, 0, seq, payload.size());
+  std::string bytes(reinterpret_cast<const char*>(&h), sizeof(h));
+  return bytes + payload;
+}
+
+// The loop reads past the frame in hand (the next headers, small frames,
+// credits) in the same read: every byte must land in its own frame, in
+// order, whether it came in that look-ahead or straight into a payload.
+TEST(TcpConnection, FramesThatArriveTogetherAreEachDeliveredWhole) {
+  RawPeer peer(7, milliseconds(5000));
+  std::string big(100 << 10, '\0');  // longer than one read's look-ahead
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + 1);
+  const std::vector<std::string> payloads = {"first", big, "", std::string(3000, 'x'), "last"};
+  std::string stream;
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    stream += raw_frame(wire::FrameType::kControl, i, payloads[i]);
+    // A credit between frames is flow control, never delivered.
+    if (i == 1) stream += raw_frame(wire::FrameType::kCredit, 0, "");
+  }
+  std::thread writer([&] {
+    EXPECT_EQ(::send(peer.raw, stream.data(), stream.size(), MSG_NOSIGNAL), static_cast<ssize_t>(stream.size()));
+  });
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    Frame f;
+    ASSERT_TRUE(peer.conn->recv(f).is_ok()) << "frame " << i;
+    EXPECT_EQ(f.header.seq, i);
+    EXPECT_EQ(std::string(f.payload.begin(), f.payload.end()), payloads[i]) << "frame " << i;
+  }
+  writer.join();
+}
+
+// A peer that sends a frame and hangs up at once: both are in the socket
+// when the loop first looks, and the read that takes the frame comes back
+// short. The hang-up must still be seen then, not at the timeout.
+TEST(TcpConnection, AHangUpBehindTheLastFrameIsSeenAtOnce) {
+  auto [raw, fd] = connected_sockets();
+  const std::string bytes = raw_frame(wire::FrameType::kControl, 0, "bye");
+  ASSERT_EQ(::send(raw, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+  shutdown(raw, SHUT_WR);
+  std::this_thread::sleep_for(milliseconds(20));  // the hang-up is in the socket too
+  TcpConnection conn(fd, 0, 7, milliseconds(10000));
+  Frame f;
+  ASSERT_TRUE(conn.recv(f).is_ok());
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(conn.recv(f).code(), Code::kUnavailable);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  close(raw);
 }
 
 TEST(LocalConnection, DeliversInOrderWithoutWireBytes) {

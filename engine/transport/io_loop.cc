@@ -1,5 +1,6 @@
 #include "engine/transport/io_loop.h"
 
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -66,6 +67,7 @@ void IoLoop::wake() {
 }
 
 void IoLoop::run() {
+  pthread_setname_np(pthread_self(), "omnib io loop");  // for top -H, perf and debuggers
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
   while (true) {

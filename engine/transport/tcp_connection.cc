@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@ using SteadyClock = std::chrono::steady_clock;
 namespace {
 
 constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
+constexpr size_t kSpillBytes = 64 << 10;
 
 }  // namespace
 
@@ -50,6 +52,7 @@ void TcpConnection::on_ready(uint32_t events) {
   const uint64_t done_before = done_;
   const uint64_t peer_read_before = peer_read_;
   const uint64_t peer_budget_before = peer_budget_;
+  if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) peer_hung_up_ = true;
   if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read_available_locked();
   // A credit that arrived lets held frames go, and frames that arrived may
   // make one due: both write without the socket having said it has room.
@@ -80,66 +83,90 @@ void TcpConnection::fail_send_locked(int err) {
   fail_locked(unavailable_error(name_ + ": send failed: " + std::strerror(err) + " (did the peer die?)"));
 }
 
+iovec TcpConnection::frame_room_locked() {
+  if (have_ < kHeaderBytes) return {reinterpret_cast<char*>(&reading_.header) + have_, kHeaderBytes - have_};
+  return {reading_.payload.data() + (have_ - kHeaderBytes), kHeaderBytes + reading_.header.length - have_};
+}
+
 void TcpConnection::read_available_locked() {
+  bool empty = false;  // the last read came back short: nothing more is waiting
   while (failure_.is_ok() && inbox_.size() < read_limit_locked()) {
-    ssize_t n;
-    if (have_ < kHeaderBytes) {
-      n = read(fd_, reinterpret_cast<char*>(&reading_.header) + have_, kHeaderBytes - have_);
+    const iovec room = frame_room_locked();
+    size_t n = 0;
+    if (spill_at_ < spill_end_) {
+      n = std::min(room.iov_len, spill_end_ - spill_at_);
+      std::memcpy(room.iov_base, spill_.data() + spill_at_, n);
+      spill_at_ += n;
     } else {
-      n = read(fd_, reading_.payload.data() + (have_ - kHeaderBytes), kHeaderBytes + reading_.header.length - have_);
-    }
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      fail_locked(unavailable_error(name_ + ": receive failed: " + std::strerror(errno) + " (did the peer die?)"));
-      return;
-    }
-    if (n == 0) {
-      fail_locked(unavailable_error(name_ + ": the peer closed the connection (did it fail or exit?)"));
-      return;
-    }
-    const size_t before = have_;
-    have_ += static_cast<size_t>(n);
-    if (before < kHeaderBytes && have_ == kHeaderBytes) {
-      // Checked before a byte of payload is allocated or read.
-      Status valid = validate_header(reading_.header, job_id_, peer_rank_);
-      if (valid.is_ok() && reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit) &&
-          reading_.header.length != 0)
-        valid = unavailable_error(name_ + ": a credit frame with " + std::to_string(reading_.header.length) +
-                                  " payload bytes, not none (a corrupt stream, or a peer of another build)");
-      if (!valid.is_ok()) {
-        fail_locked(valid);
+      // A short read of a stream socket leaves it empty, and the loop is
+      // told when more arrives (edge-triggered); after a hang-up only a read
+      // of 0 bytes says the stream ended.
+      if (empty && !peer_hung_up_) return;
+      if (spill_.empty()) spill_.resize(kSpillBytes);
+      iovec parts[2] = {room, {spill_.data(), spill_.size()}};
+      const ssize_t got = readv(fd_, parts, 2);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+        fail_locked(unavailable_error(name_ + ": receive failed: " + std::strerror(errno) + " (did the peer die?)"));
         return;
       }
-      if (reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
-        // Flow control, not a frame of the collective: neither delivered nor counted.
-        have_ = 0;
-        Status took = take_credit_locked(reading_.header);
-        if (!took.is_ok()) {
-          fail_locked(took);
-          return;
-        }
-        continue;
+      if (got == 0) {
+        fail_locked(unavailable_error(name_ + ": the peer closed the connection (did it fail or exit?)"));
+        return;
       }
-      if (reading_.payload.capacity() < reading_.header.length && !spare_payloads_.empty()) {
-        reading_.payload = std::move(spare_payloads_.back());
-        spare_payloads_.pop_back();
-      }
-      reading_.payload.resize(reading_.header.length);
+      n = std::min(static_cast<size_t>(got), room.iov_len);
+      spill_at_ = 0;
+      spill_end_ = static_cast<size_t>(got) - n;
+      empty = static_cast<size_t>(got) < room.iov_len + spill_.size();
     }
-    if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes) {
-      bytes_arrived_ += have_;
-      received_.fetch_add(have_, std::memory_order_relaxed);
-      frames_received_.fetch_add(1, std::memory_order_relaxed);
-      inbox_.push_back(std::move(reading_));
-      reading_ = Frame{};
-      if (!spare_payloads_.empty()) {
-        reading_.payload = std::move(spare_payloads_.back());
-        spare_payloads_.pop_back();
-      }
-      have_ = 0;
-    }
+    if (!frame_bytes_in_locked(n)) return;
   }
+}
+
+bool TcpConnection::frame_bytes_in_locked(size_t n) {
+  const size_t before = have_;
+  have_ += n;
+  if (before < kHeaderBytes && have_ == kHeaderBytes) {
+    // Checked before a byte of payload is allocated or read.
+    Status valid = validate_header(reading_.header, job_id_, peer_rank_);
+    if (valid.is_ok() && reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit) &&
+        reading_.header.length != 0)
+      valid = unavailable_error(name_ + ": a credit frame with " + std::to_string(reading_.header.length) +
+                                " payload bytes, not none (a corrupt stream, or a peer of another build)");
+    if (!valid.is_ok()) {
+      fail_locked(valid);
+      return false;
+    }
+    if (reading_.header.type == static_cast<uint16_t>(wire::FrameType::kCredit)) {
+      // Flow control, not a frame of the collective: neither delivered nor counted.
+      have_ = 0;
+      Status took = take_credit_locked(reading_.header);
+      if (!took.is_ok()) {
+        fail_locked(took);
+        return false;
+      }
+      return true;
+    }
+    if (reading_.payload.capacity() < reading_.header.length && !spare_payloads_.empty()) {
+      reading_.payload = std::move(spare_payloads_.back());
+      spare_payloads_.pop_back();
+    }
+    reading_.payload.resize(reading_.header.length);
+  }
+  if (have_ == kHeaderBytes + reading_.header.length && have_ >= kHeaderBytes) {
+    bytes_arrived_ += have_;
+    received_.fetch_add(have_, std::memory_order_relaxed);
+    frames_received_.fetch_add(1, std::memory_order_relaxed);
+    inbox_.push_back(std::move(reading_));
+    reading_ = Frame{};
+    if (!spare_payloads_.empty()) {
+      reading_.payload = std::move(spare_payloads_.back());
+      spare_payloads_.pop_back();
+    }
+    have_ = 0;
+  }
+  return true;
 }
 
 void TcpConnection::write_available_locked() {

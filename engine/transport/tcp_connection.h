@@ -72,6 +72,11 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   void on_ready(uint32_t events) override;
   // With mu_ held.
   void read_available_locked();
+  // Where the next bytes of the frame being read go.
+  iovec frame_room_locked();
+  // `n` bytes went there: a header checked, a credit taken, a frame
+  // delivered. False once the link failed.
+  bool frame_bytes_in_locked(size_t n);
   void write_available_locked();
   void fail_locked(Status why);
   void fail_send_locked(int err);  // a send's errno
@@ -106,6 +111,15 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   size_t recv_window_ = 16;
   Frame reading_;  // the frame being read
   size_t have_ = 0;  // bytes of it read so far, header included
+  // Each read also fills this with what follows the frame being read (the
+  // next frames' headers, small frames, credits), so that a wake-up costs
+  // one read, not a read per header and per payload and one more to learn
+  // that the socket is empty. Bytes [spill_at_, spill_end_) are read and
+  // not yet taken; at most its size beyond a full inbox.
+  UninitBytes spill_;
+  size_t spill_at_ = 0;
+  size_t spill_end_ = 0;
+  bool peer_hung_up_ = false;  // read to EOF: a short read no longer says the socket is empty
   std::vector<UninitBytes> spare_payloads_;
   uint64_t budget_ = 0;             // bytes the peer may have beyond what the reader took; 0: none
   uint64_t bytes_taken_ = 0;        // frame bytes the reader took
