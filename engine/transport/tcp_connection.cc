@@ -20,6 +20,7 @@ namespace {
 
 constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
 constexpr size_t kSpillBytes = 64 << 10;
+constexpr size_t kShortSpillBytes = 4 << 10;
 
 }  // namespace
 
@@ -103,7 +104,10 @@ void TcpConnection::read_available_locked() {
       // of 0 bytes says the stream ended.
       if (empty && !peer_hung_up_) return;
       if (spill_.empty()) spill_.resize(kSpillBytes);
-      iovec parts[2] = {room, {spill_.data(), spill_.size()}};
+      // Behind a long payload, little: copying the next frame's start out
+      // of the look-ahead would cost more than the read it saves.
+      const size_t ahead = room.iov_len >= kSpillBytes ? kShortSpillBytes : kSpillBytes;
+      iovec parts[2] = {room, {spill_.data(), ahead}};
       const ssize_t got = readv(fd_, parts, 2);
       if (got < 0) {
         if (errno == EINTR) continue;
@@ -118,7 +122,7 @@ void TcpConnection::read_available_locked() {
       n = std::min(static_cast<size_t>(got), room.iov_len);
       spill_at_ = 0;
       spill_end_ = static_cast<size_t>(got) - n;
-      empty = static_cast<size_t>(got) < room.iov_len + spill_.size();
+      empty = static_cast<size_t>(got) < room.iov_len + ahead;
     }
     if (!frame_bytes_in_locked(n)) return;
   }
