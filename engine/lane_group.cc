@@ -2,11 +2,13 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <string>
 
 namespace omnib {
 
 LaneGroup::LaneGroup(int lanes) : lanes_(lanes < 0 ? 0 : lanes) {
+  for (int i = 0; i < lanes_; ++i) work_cvs_.push_back(std::make_unique<std::condition_variable>());
   for (int i = 1; i < lanes_; ++i) threads_.emplace_back([this, i] { lane_main(i); });
 }
 
@@ -14,21 +16,23 @@ LaneGroup::~LaneGroup() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
-    work_cv_.notify_all();
+    for (auto& cv : work_cvs_) cv->notify_one();
   }
   for (auto& t : threads_) t.join();
 }
 
-Status LaneGroup::run(const std::function<Status(int)>& body, const std::function<void()>& on_failure) {
-  if (lanes_ == 0) return Status::ok();
+Status LaneGroup::run(int active, const std::function<Status(int)>& body, const std::function<void()>& on_failure) {
+  active = std::clamp(active, 0, lanes_);
+  if (active == 0) return Status::ok();
   {
     std::lock_guard lock(mu_);
     body_ = &body;
     on_failure_ = &on_failure;
     first_failure_ = Status::ok();
-    remaining_ = lanes_;
+    remaining_ = active;
+    active_ = active;
     ++generation_;
-    work_cv_.notify_all();
+    for (int i = 1; i < active; ++i) work_cvs_[static_cast<size_t>(i)]->notify_one();
   }
   // A track only while tracing (recording changes between calls, never
   // during one): a run without a trace allocates nothing for it.
@@ -67,7 +71,8 @@ void LaneGroup::lane_main(int lane) {
     const std::function<Status(int)>* body;
     {
       std::unique_lock lock(mu_);
-      work_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      work_cvs_[static_cast<size_t>(lane)]->wait(
+          lock, [&] { return stopping_ || (generation_ != seen && lane < active_); });
       if (stopping_) return;
       seen = generation_;
       body = body_;

@@ -24,12 +24,18 @@ class LaneGroup {
   LaneGroup(const LaneGroup&) = delete;
   LaneGroup& operator=(const LaneGroup&) = delete;
 
-  // Runs body(lane) on every lane (lane 0 here) and waits for all. When a
-  // lane fails, on_failure runs once (it must unblock the other lanes, e.g.
-  // by aborting connections) and the first failure is returned. Call from
-  // one thread. Lane 0's trace spans go to a track of its own, as if it had
-  // its own thread.
-  Status run(const std::function<Status(int lane)>& body, const std::function<void()>& on_failure);
+  // Runs body(lane) on lanes 0 to active - 1 (lane 0 here) and waits for
+  // them; the other lanes' threads are not woken (a call that needs fewer
+  // lanes than the group has costs no wake-ups for the rest). When a lane
+  // fails, on_failure runs once (it must unblock the other lanes, e.g. by
+  // aborting connections) and the first failure is returned. Call from one
+  // thread. Lane 0's trace spans go to a track of its own, as if it had its
+  // own thread.
+  Status run(int active, const std::function<Status(int lane)>& body, const std::function<void()>& on_failure);
+  // Every lane.
+  Status run(const std::function<Status(int lane)>& body, const std::function<void()>& on_failure) {
+    return run(lanes_, body, on_failure);
+  }
 
   int size() const { return lanes_; }
 
@@ -39,11 +45,12 @@ class LaneGroup {
   void finish(const Status& s);
 
   std::mutex mu_;
-  std::condition_variable work_cv_;
+  std::vector<std::unique_ptr<std::condition_variable>> work_cvs_;  // one per lane: only active lanes wake
   std::condition_variable done_cv_;
   const std::function<Status(int)>* body_ = nullptr;
   const std::function<void()>* on_failure_ = nullptr;
   uint64_t generation_ = 0;
+  int active_ = 0;  // lanes the current generation runs
   int remaining_ = 0;
   bool stopping_ = false;
   Status first_failure_;

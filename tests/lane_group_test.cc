@@ -1,12 +1,16 @@
-// LaneGroup: every lane runs once per call, lane 0 on the calling thread
-// (no wake-up to wait for), a failure on any lane stops the others through
-// on_failure, and lane 0's trace spans keep a track of their own.
+// LaneGroup: every lane (or every active one, the others staying asleep)
+// runs once per call, lane 0 on the calling thread (no wake-up to wait
+// for), a failure on any lane stops the others through on_failure, and lane
+// 0's trace spans keep a track of their own.
 #include "engine/lane_group.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -40,6 +44,47 @@ TEST(LaneGroup, EveryLaneRunsOnceAndLaneZeroOnTheCaller) {
     EXPECT_NE(on[2], std::this_thread::get_id());
     EXPECT_NE(on[1], on[2]);
   }
+}
+
+// The context switches a process's thread named `name` made while it
+// waited (/proc/self/task/*/status), or -1 when no thread has that name.
+long voluntary_switches_of(const std::string& name) {
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (!std::getline(comm, line) || line != name) continue;
+    std::ifstream status(task.path() / "status");
+    while (std::getline(status, line))
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
+  }
+  return -1;
+}
+
+// A call that uses fewer lanes leaves the others' threads asleep: the
+// direct route needs two of a shard's three lanes, and a woken idle lane
+// costs a wake-up on both ends of every call.
+TEST(LaneGroup, LanesBeyondTheActiveOnesStayAsleep) {
+  LaneGroup lanes(3);
+  std::mutex mu;
+  std::vector<int> ran;
+  const std::function<Status(int)> body = [&](int lane) {
+    std::lock_guard lock(mu);
+    ran.push_back(lane);
+    return Status::ok();
+  };
+  const std::function<void()> on_failure = [] { ADD_FAILURE() << "no lane failed"; };
+  ASSERT_TRUE(lanes.run(body, on_failure).is_ok());  // every lane once: all threads are up and named
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // and back asleep
+  const long before = voluntary_switches_of("omnib lane 2");
+  ASSERT_GE(before, 0) << "no thread named 'omnib lane 2'";
+  ran.clear();
+  for (int call = 0; call < 50; ++call) ASSERT_TRUE(lanes.run(2, body, on_failure).is_ok());
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), 2), 0);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), 1), 50);
+  EXPECT_EQ(voluntary_switches_of("omnib lane 2"), before) << "lane 2 was woken by calls that did not need it";
+  ran.clear();
+  ASSERT_TRUE(lanes.run(body, on_failure).is_ok());  // and it still runs when needed
+  EXPECT_EQ(std::multiset<int>(ran.begin(), ran.end()), (std::multiset<int>{0, 1, 2}));
 }
 
 TEST(LaneGroup, NoLanesRunNothing) {
