@@ -341,8 +341,12 @@ Status OmniCollective::send_all() {
         return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
     }
   }
-  unsent_from_.store(kEndOfStream, std::memory_order_release);  // every send finished
-  aggregate_waker_.notify();
+  // Every send finished: in place, the sums held for them may be stored
+  // (elsewhere nothing waits on this, and a woken lane would find nothing).
+  if (direct() && in_place_) {
+    unsent_from_.store(kEndOfStream, std::memory_order_release);
+    aggregate_waker_.notify();
+  }
   return Status::ok();
 }
 
