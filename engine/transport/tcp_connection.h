@@ -4,7 +4,8 @@
 // Owns the fd.
 //
 // Flow control: while the inbox holds recv_window() frames the loop stops
-// reading the socket, and TCP's own window holds the sender back. With a
+// reading the socket (past them it holds at most its 64 KiB look-ahead),
+// and TCP's own window holds the sender back. With a
 // byte budget (set_windows' inflight_bytes) the receiver sends credits
 // (wire::kCredit) saying what its reader took, and the sender keeps the
 // frames it starts within that plus the budget, so the bytes in flight or
@@ -80,7 +81,6 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   void write_available_locked();
   void fail_locked(Status why);
   void fail_send_locked(int err);  // a send's errno
-  void watch_locked();  // tells the loop what this socket waits for now
   // Credits. Receive side: what the reader took or holds in its window; the
   // frames the loop reads before it stops; whether a credit is due, and
   // queueing it. Send side: whether the peer's credit lets `o` start;
@@ -104,7 +104,6 @@ class TcpConnection final : public Connection, private IoLoop::Handler {
   mutable std::mutex mu_;
   std::condition_variable changed_;  // blocking send/recv waiters
   bool registered_ = false;
-  uint32_t watching_ = 0;  // events the loop watches for
 
   // Receive side.
   std::deque<Frame> inbox_;
