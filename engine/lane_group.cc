@@ -2,7 +2,6 @@
 
 #include <pthread.h>
 
-#include <algorithm>
 #include <string>
 
 namespace omnib {
@@ -22,7 +21,9 @@ LaneGroup::~LaneGroup() {
 }
 
 Status LaneGroup::run(int active, const std::function<Status(int)>& body, const std::function<void()>& on_failure) {
-  active = std::clamp(active, 0, lanes_);
+  if (active < 0 || active > lanes_)
+    return internal_error("a call asked for " + std::to_string(active) + " lanes of a group of " +
+                          std::to_string(lanes_));
   if (active == 0) return Status::ok();
   {
     std::lock_guard lock(mu_);

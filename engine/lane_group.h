@@ -24,8 +24,9 @@ class LaneGroup {
   LaneGroup(const LaneGroup&) = delete;
   LaneGroup& operator=(const LaneGroup&) = delete;
 
-  // Runs body(lane) on lanes 0 to active - 1 (lane 0 here) and waits for
-  // them; the other lanes' threads are not woken (a call that needs fewer
+  // Runs body(lane) on lanes 0 to active - 1 (lane 0 here; active at most
+  // size(), else an internal error) and waits for them; the other lanes'
+  // threads are not woken (a call that needs fewer
   // lanes than the group has costs no wake-ups for the rest). When a lane
   // fails, on_failure runs once (it must unblock the other lanes, e.g. by
   // aborting connections) and the first failure is returned. Call from one

@@ -87,6 +87,21 @@ TEST(LaneGroup, LanesBeyondTheActiveOnesStayAsleep) {
   EXPECT_EQ(std::multiset<int>(ran.begin(), ran.end()), (std::multiset<int>{0, 1, 2}));
 }
 
+// Asking for more lanes than the group has is a caller's bug: it must not
+// quietly drop the roles past the last lane.
+TEST(LaneGroup, MoreLanesThanTheGroupHasIsAnError) {
+  LaneGroup lanes(2);
+  int ran = 0;
+  const std::function<Status(int)> body = [&](int) {
+    ++ran;
+    return Status::ok();
+  };
+  const Status s = lanes.run(3, body, [] {});
+  EXPECT_EQ(s.code(), Code::kInternal);
+  EXPECT_NE(s.message().find("3 lanes of a group of 2"), std::string::npos) << s.message();
+  EXPECT_EQ(ran, 0);
+}
+
 TEST(LaneGroup, NoLanesRunNothing) {
   LaneGroup lanes(0);
   const std::function<Status(int)> body = [](int) -> Status {
