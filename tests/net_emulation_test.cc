@@ -393,10 +393,17 @@ TEST(NetEmulation, ShapedLinkDeliversItsRate) {
   shape.rate_bps = 200'000'000;
   auto net = EmulatedNetwork::create(2, shape);
   ASSERT_TRUE(net.is_ok()) << net.status().message();
-  const double goodput = measure_goodput_bps(net.value()->plan(), 1.5);
-  // TCP payload is 1448 of every 1514 bytes the shaper counts: ~95.6% of the rate.
-  EXPECT_GT(goodput, 0.90 * shape.rate_bps) << goodput / 1e6 << " Mbit/s";
-  EXPECT_LT(goodput, 1.02 * shape.rate_bps) << goodput / 1e6 << " Mbit/s";
+  // TCP payload is 1448 of every 1514 bytes the shaper counts: ~95.6% of the
+  // rate. A stream short of it gets two more tries: under ctest -j 2 another
+  // test can take the cores the stream needs (172 Mbit/s of 200 seen once).
+  // No try may pass the rate; a shaper set too slow fails all three.
+  double best = 0;
+  for (int attempt = 0; attempt < 3 && best <= 0.90 * shape.rate_bps; ++attempt) {
+    const double goodput = measure_goodput_bps(net.value()->plan(), 1.5);
+    EXPECT_LT(goodput, 1.02 * shape.rate_bps) << goodput / 1e6 << " Mbit/s";
+    best = std::max(best, goodput);
+  }
+  EXPECT_GT(best, 0.90 * shape.rate_bps) << best / 1e6 << " Mbit/s at best of three";
   EXPECT_TRUE(net.value()->tear_down().is_ok());
   EXPECT_TRUE(leftovers_of(getpid()).empty());
 }
