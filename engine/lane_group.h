@@ -26,8 +26,8 @@ class LaneGroup {
 
   // Runs body(lane) on lanes 0 to active - 1 (lane 0 here; active at most
   // size(), else an internal error) and waits for them; the other lanes'
-  // threads are not woken (a call that needs fewer
-  // lanes than the group has costs no wake-ups for the rest). When a lane
+  // threads are not woken (a call that needs fewer lanes than the group has
+  // costs no wake-ups for the rest). When a lane
   // fails, on_failure runs once (it must unblock the other lanes, e.g. by
   // aborting connections) and the first failure is returned. Call from one
   // thread. Lane 0's trace spans go to a track of its own, as if it had its

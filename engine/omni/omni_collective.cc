@@ -159,7 +159,8 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   std::function<Status(int)> body = [&](int lane) { return (this->*roles[static_cast<size_t>(lane)])(); };
   std::function<void()> on_failure = [this] { abort(); };
   // A lane per role: the direct route leaves the shard's third lane asleep.
-  OMNIB_RETURN_IF_ERROR(lanes_->run(static_cast<int>(roles.size()), body, on_failure));  // the harness names the rank and algorithm
+  // (A failure goes up as it is: the harness names the rank and algorithm.)
+  OMNIB_RETURN_IF_ERROR(lanes_->run(static_cast<int>(roles.size()), body, on_failure));
   // Every rank saw the same traffic: all pick the same route for the next call.
   route_ = next_route(route_policy_, route_, traffic_, job_.nodes, direct_possible());
   return Status::ok();

@@ -5,8 +5,8 @@
 //
 // Flow control: while the inbox holds recv_window() frames the loop stops
 // reading the socket (past them it holds at most its 64 KiB look-ahead),
-// and TCP's own window holds the sender back. With a
-// byte budget (set_windows' inflight_bytes) the receiver sends credits
+// and TCP's own window holds the sender back. With a byte budget
+// (set_windows' inflight_bytes) the receiver sends credits
 // (wire::kCredit) saying what its reader took, and the sender keeps the
 // frames it starts within that plus the budget, so the bytes in flight or
 // unread towards this end stay within the budget whatever the kernel's
