@@ -64,22 +64,22 @@ TEST_F(ShardAggregatorTest, WaitsOnlyForWorkersHoldingTheNextBlock) {
   ResultBatch out;
   int waiting = -1;
   push(0, {{2, 1.0f}}, 7);
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kNeedInput);
   EXPECT_EQ(waiting, 1);  // nothing known about worker 1 yet
   push(1, {{5, 10.0f}}, kEndOfStream);
   push(2, {{2, 100.0f}}, kEndOfStream);
   // Block 2 is held by workers 0 and 2 only; block 5 by worker 1 only. Block
   // 7 starts worker 0's next batch: what is done goes out first.
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kFlush);
   ASSERT_EQ(out.indices, (std::vector<uint64_t>{2, 5}));
   EXPECT_EQ(value_of(out, 0, 4), 101.0f);
   EXPECT_EQ(value_of(out, 1, 4), 10.0f);
   out.clear();
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kNeedInput);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kNeedInput);
   EXPECT_EQ(waiting, 0);  // worker 0 announced block 7, not yet delivered
   EXPECT_TRUE(out.indices.empty());
   push(0, {{7, 2.0f}}, kEndOfStream);
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{7}));
   EXPECT_EQ(agg.global_next(), kEndOfStream);
 }
@@ -88,7 +88,7 @@ TEST_F(ShardAggregatorTest, EmptyStreamsFinishImmediately) {
   for (int w = 0; w < 3; ++w) push(w, {}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_TRUE(out.indices.empty());
 }
 
@@ -98,12 +98,39 @@ TEST_F(ShardAggregatorTest, StopsAtBatchLimitAndResumes) {
   push(2, {{1, 1.0f}}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(agg.advance(out, ResultLimit{2}, &waiting), ShardAggregator::Progress::kFlush);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
   EXPECT_EQ(value_of(out, 1, 4), 2.0f);
+  EXPECT_TRUE(out.nonzeros.empty());  // whole blocks are never counted
   out.clear();
-  EXPECT_EQ(agg.advance(out, 2, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{2}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{2}));
+}
+
+// Under a sparse policy a result batch ends at its weight, each block
+// weighed by its sum's non-zeros (a sum that cancels weighs its bitmap
+// alone), and the counts travel with the batch for its encoding.
+TEST_F(ShardAggregatorTest, SparseResultsEndAtTheirWeightAndCarryTheirCounts) {
+  push(0, {{0, 1.0f}, {1, 1.0f}, {2, 1.0f}, {3, 1.0f}, {4, 1.0f}, {5, 1.0f}}, kEndOfStream);
+  push(1, {}, kEndOfStream);
+  push(2, {{1, -1.0f}}, kEndOfStream);
+  ResultBatch out;
+  int waiting = -1;
+  // A block of 4 floats weighs 1 + 4 * nonzeros under bitmap: 17 whole, 1 cancelled.
+  const ResultLimit limit{100, 40, EncodingPolicy::kBitmap};
+  EXPECT_EQ(agg.advance(out, limit, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 1, 2, 3}));
+  EXPECT_EQ(out.nonzeros, (std::vector<uint32_t>{4, 0, 4, 4}));
+  EXPECT_EQ(out.weight, 17u + 1u + 17u + 17u);
+  out.clear();
+  EXPECT_EQ(agg.advance(out, limit, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{4, 5}));
+  // The blocks' cap still holds whatever the weight.
+  agg.reset(layout);
+  for (int w = 0; w < 3; ++w) push(w, w == 0 ? std::map<uint64_t, float>{{0, 1.0f}, {1, 1.0f}, {2, 1.0f}} : std::map<uint64_t, float>{}, kEndOfStream);
+  out.clear();
+  EXPECT_EQ(agg.advance(out, ResultLimit{2, 1000, EncodingPolicy::kBitmap}, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
 }
 
 TEST_F(ShardAggregatorTest, SumsInRankOrderAcrossBatches) {
@@ -113,11 +140,11 @@ TEST_F(ShardAggregatorTest, SumsInRankOrderAcrossBatches) {
   push(0, {{3, 4.0f}}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kFlush);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{0}));
   EXPECT_EQ(value_of(out, 0, 4), 3.0f);
   out.clear();
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{3}));
   EXPECT_EQ(value_of(out, 0, 4), 9.0f);
 }
@@ -134,11 +161,11 @@ TEST_F(ShardAggregatorTest, SumsInPlaceLandWhereTheirBlocksAre) {
   auto* at = reinterpret_cast<uint8_t*>(tensor.data());
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 100, &waiting, at), ShardAggregator::Progress::kFlush);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting, at), ShardAggregator::Progress::kFlush);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{0}));
   EXPECT_TRUE(out.values.empty());
   out.clear();
-  EXPECT_EQ(agg.advance(out, 100, &waiting, at), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting, at), ShardAggregator::Progress::kDone);
   EXPECT_EQ(out.indices, (std::vector<uint64_t>{3}));
   std::vector<float> want(40, -1.0f);
   for (int i = 0; i < 4; ++i) {
@@ -171,7 +198,7 @@ TEST_F(ShardAggregatorTest, BatchesDoNotDependOnArrivalTiming) {
     ResultBatch out;
     int waiting = -1;
     while (true) {
-      auto p = agg.advance(out, 3, &waiting);
+      auto p = agg.advance(out, ResultLimit{3}, &waiting);
       if (p == ShardAggregator::Progress::kNeedInput) {
         EXPECT_TRUE(out.indices.empty());
         feed(static_cast<size_t>(waiting));
@@ -207,7 +234,7 @@ TEST_F(ShardAggregatorTest, ResetStartsACleanCollective) {
   for (int w = 0; w < 3; ++w) push(w, {}, kEndOfStream);
   ResultBatch out;
   int waiting = -1;
-  EXPECT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  EXPECT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_TRUE(out.indices.empty());
 }
 
@@ -231,7 +258,7 @@ TEST(ShardAggregator16Bit, SumsInFp32AndRoundsOnce) {
     }
     ResultBatch out;
     int waiting = -1;
-    ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+    ASSERT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
     ASSERT_EQ(out.indices, (std::vector<uint64_t>{0, 1}));
     ASSERT_EQ(out.values.size(), 16u);
     EXPECT_EQ(std::vector<uint8_t>(out.values.data(), out.values.data() + 2), element_bytes(big + 2, dtype));
@@ -298,7 +325,7 @@ TEST(ShardAggregatorCounts, EstimatesFromTheHoldersSparseCounts) {
     ASSERT_TRUE(agg.push(1, std::move(fb), std::move(vb)).is_ok());
     ResultBatch out;
     int waiting = -1;
-    ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+    ASSERT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
     ASSERT_EQ(out.indices, (std::vector<uint64_t>{0, 1, 2, 3}));
     const uint32_t u = ResultBatch::kUncounted;
     if (eb == BlockEncoding::kCoo)
@@ -325,7 +352,7 @@ TEST(ShardAggregatorCounts, ConsumedViewsAreKeptForReuse) {
   ASSERT_TRUE(agg.push(0, std::move(f), std::move(view)).is_ok());
   ResultBatch out;
   int waiting = -1;
-  ASSERT_EQ(agg.advance(out, 100, &waiting), ShardAggregator::Progress::kDone);
+  ASSERT_EQ(agg.advance(out, ResultLimit{100}, &waiting), ShardAggregator::Progress::kDone);
   EXPECT_GE(agg.take_spare_view().positions.capacity(), capacity);
 }
 
@@ -363,7 +390,7 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout, bo
   while (true) {
     ResultBatch out;
     int waiting = -1;
-    const auto progress = agg.advance(out, 5, &waiting, sums);
+    const auto progress = agg.advance(out, ResultLimit{5}, &waiting, sums);
     if (progress == ShardAggregator::Progress::kNeedInput) {
       const auto w = static_cast<size_t>(waiting);
       EXPECT_LT(fed[w], streams[w].frames.size());

@@ -458,7 +458,8 @@ Status OmniCollective::aggregate() {
       ResultSlot& slot = slot_of(produced);
       trace::Span reduce("reduce", trace::Kind::kCompute, {.shard = shard});
       int waiting_on = -1;
-      const auto progress = aggregator_->advance(slot.batch, cut_.per_batch, &waiting_on);
+      const auto progress =
+          aggregator_->advance(slot.batch, ResultLimit{cut_.result_blocks, cut_.result_weight, encoding_}, &waiting_on);
       reduce.set_blocks(slot.batch.indices.size());
       reduce.end();
       if (progress != ShardAggregator::Progress::kNeedInput) {
@@ -588,7 +589,8 @@ Status OmniCollective::aggregate_direct() {
     if (!finished) {
       trace::Span reduce("reduce", trace::Kind::kCompute);
       int waiting_on = -1;
-      const auto progress = aggregator_->advance(batch, cut_.per_batch, &waiting_on, sums_at);
+      // Nothing is sent from here: a batch is as long as the blocks' cap.
+      const auto progress = aggregator_->advance(batch, ResultLimit{cut_.per_batch}, &waiting_on, sums_at);
       reduce.set_blocks(batch.is_range() ? batch.written_to - batch.written_from : batch.indices.size());
       reduce.end();
       if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
@@ -704,7 +706,9 @@ BatchShape OmniCollective::result_shape(const ResultBatch& batch, const uint8_t*
     const size_t len = layout_.block_length(b);
     if (sums_at != nullptr) at = sums_at + layout_.block_begin(b) * elem_size_;
     uint64_t nonzeros = 0;
-    if (count)
+    if (!batch.nonzeros.empty())
+      nonzeros = batch.nonzeros[i];  // counted as it was summed
+    else if (count)
       nonzeros = estimate && batch.estimated_counts[i] != ResultBatch::kUncounted
                      ? batch.estimated_counts[i]
                      : count_nonzero(at, len, elem_size_);

@@ -180,7 +180,7 @@ class OmniCollective final : public Collective {
   int active_shards_ = 1;  // shards in use this call (ShardMap::active_shards)
   StreamTuning to_shards_;   // worker -> shard streams
   StreamTuning to_workers_;  // shard -> worker streams
-  BatchCut cut_;  // how worker streams are cut into batches; results use cut_.per_batch
+  BatchCut cut_;  // how worker streams and shards' results are cut into batches
 };
 
 }  // namespace omnib

@@ -85,9 +85,10 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
 }
 
 // Counted block by block the way the engine cuts its streams: a worker's
-// stream to a shard into batches by BatchCut; a shard's result stream at
-// per_batch blocks and before every block that begins a new batch of some
-// worker holding it (engine/omni/shard_aggregator.h). Each batch in the
+// stream to a shard into batches by BatchCut; a shard's result stream when
+// a batch is full (BatchCut's result_blocks, result_weight) and before every
+// block that begins a new batch of some worker holding it
+// (engine/omni/shard_aggregator.h). Each batch in the
 // encoding the engine picks from its non-zero counts. The direct route is
 // the same count over one shard, the whole tensor: every worker sends its
 // one stream to every other, and nobody sends results.
@@ -151,17 +152,21 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
   for (int s = 0; s < shards; ++s) {
     double result = 0;
     BatchShape batch;
+    uint64_t batch_weight = 0;
     map.for_each_run(s, 0, nb, [&](uint64_t begin, uint64_t end) {
       for (uint64_t b = begin; b < end; ++b) {
         if (!(marks[b] & kInUnion)) continue;
-        if (batch.blocks == cut.per_batch || ((marks[b] & kStartsBatch) && batch.blocks > 0)) {
+        const bool full = batch.blocks == cut.result_blocks || batch_weight >= cut.result_weight;
+        if (full || ((marks[b] & kStartsBatch) && batch.blocks > 0)) {
           result += batch_bytes(policy, batch, c.elem_size);
           batch = BatchShape{};
+          batch_weight = 0;
         }
         // A result block is the sum of the tensors.
         const uint64_t nonzeros =
             policy == EncodingPolicy::kBlocks ? 0 : c.support->sum_elements(layout.block_begin(b), block_end(b));
         batch.add_block(layout.block_length(b), nonzeros);
+        batch_weight += BatchCut::block_weight(policy, layout.block_length(b), nonzeros, c.elem_size);
       }
     });
     result += batch_bytes(policy, batch, c.elem_size);

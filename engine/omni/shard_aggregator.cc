@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "engine/block_scan.h"
+#include "engine/omni/stream_tuning.h"
 #include "engine/reduce_ops.h"
 
 namespace omnib {
@@ -232,10 +234,11 @@ void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_a
   for (const RangeHolder& x : holders) consume_until(*x.w, x.block_end);
 }
 
-ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_blocks, int* waiting_on,
+ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, const ResultLimit& limit, int* waiting_on,
                                                    uint8_t* sums_at) {
+  const bool weigh = limit.policy != EncodingPolicy::kBlocks;
   while (true) {
-    if (out.indices.size() >= max_blocks) return Progress::kFlush;
+    if (out.indices.size() >= limit.max_blocks || out.weight >= limit.max_weight) return Progress::kFlush;
     // One pass finds the next block (every worker's next must be known),
     // one more what block t waits on: this loop runs per block emitted.
     uint64_t t = kEndOfStream;
@@ -313,6 +316,12 @@ ShardAggregator::Progress ShardAggregator::advance(ResultBatch& out, size_t max_
       consume_until(w, p.cursor + 1);
     }
     if (wide_ && summed > 1) narrow_from(dtype_, dst, wide_sum_.data(), len);
+    if (weigh) {
+      // The sum is in cache: its count weighs it now and later picks the encoding.
+      const auto nonzeros = static_cast<uint32_t>(count_nonzero(dst, len, elem_size_));
+      out.nonzeros.push_back(nonzeros);
+      out.weight += BatchCut::block_weight(limit.policy, len, nonzeros, elem_size_);
+    }
     out.indices.push_back(t);
     out.estimated_counts.push_back(estimated_count == ResultBatch::kUncounted
                                        ? ResultBatch::kUncounted

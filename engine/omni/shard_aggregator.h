@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/block_layout.h"
+#include "engine/encoding_policy.h"
 #include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
 #include "engine/tensor.h"
@@ -34,6 +35,11 @@ struct ResultBatch {
   // kUncounted. Only as exact as the senders' encodings: an estimate for the
   // route choice, never a count to pack by.
   std::vector<uint32_t> estimated_counts;
+  // Per block, its sum's non-zero elements, counted where the batch's
+  // ResultLimit weighs blocks by a sparse encoding (else empty); `weight`
+  // is the blocks' BatchCut::block_weight under that limit's policy.
+  std::vector<uint32_t> nonzeros;
+  uint64_t weight = 0;
   // Set by a range reduction (advance): every element of blocks
   // [written_from, written_to) of sums_at is written, zeros included.
   // `indices` stays empty. Where asked for (set_range_shapes), range_shapes
@@ -50,16 +56,28 @@ struct ResultBatch {
     indices.clear();
     values.clear();
     estimated_counts.clear();
+    nonzeros.clear();
+    weight = 0;
     written_from = written_to = 0;
     range_shapes.clear();
   }
 };
 
+// Where advance() ends a result batch: at max_blocks blocks (which bounds a
+// result slot's memory), or once its blocks weigh max_weight under `policy`
+// (a sparse result's blocks weigh what they cost encoded, so its frame is
+// about as long as a whole-block one, not a few hundred bytes).
+struct ResultLimit {
+  size_t max_blocks = 1;
+  uint64_t max_weight = ~uint64_t{0};
+  EncodingPolicy policy = EncodingPolicy::kBlocks;  // under kBlocks nothing is counted
+};
+
 class ShardAggregator {
  public:
   enum class Progress {
-    // `out` holds a batch to send, then call again: max_blocks blocks, or the
-    // blocks before an input batch boundary. Result batches end only at
+    // `out` holds a batch to send, then call again: a full batch (the
+    // ResultLimit), or the blocks before an input batch boundary. Result batches end only at
     // points fixed by the data (never by timing), so a run's frames and wire
     // bytes are exact for a given seed.
     kFlush,
@@ -85,7 +103,7 @@ class ShardAggregator {
   // Batches from `worker` not yet fully consumed.
   size_t queued(int worker) const { return workers_[static_cast<size_t>(worker)].pending.size(); }
 
-  // Emits finished blocks into `out` until it holds max_blocks, the next
+  // Emits finished blocks into `out` until it is full (`limit`), the next
   // block starts a new input batch of some worker, input is missing, or the
   // shard is done. With `sums_at`, a block's sum is written at its place in
   // the tensor there (element block_begin(t)) instead of into out.values.
@@ -99,7 +117,7 @@ class ShardAggregator {
   // element), and out comes back alone with written_from, written_to and
   // range_shapes set (no block list). Where a range ends depends on which
   // batches had arrived; its sums and range_shapes do not.
-  Progress advance(ResultBatch& out, size_t max_blocks, int* waiting_on, uint8_t* sums_at = nullptr);
+  Progress advance(ResultBatch& out, const ResultLimit& limit, int* waiting_on, uint8_t* sums_at = nullptr);
 
   // Index of the next block this shard will emit, or kEndOfStream.
   uint64_t global_next() const;

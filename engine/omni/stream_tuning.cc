@@ -49,6 +49,8 @@ BatchCut BatchCut::for_blocks(size_t block_bytes, size_t frame_bytes, EncodingPo
   cut.per_batch = std::max<size_t>(1, frame_bytes / block_bytes);
   cut.batch_weight = cut.per_batch * block_bytes;
   cut.merge_pieces = policy != EncodingPolicy::kBlocks;
+  cut.result_blocks = cut.merge_pieces ? kSparseResultBatches * cut.per_batch : cut.per_batch;
+  cut.result_weight = cut.merge_pieces ? cut.batch_weight : ~uint64_t{0};
   return cut;
 }
 

@@ -60,12 +60,24 @@ StreamTuning tune_streams(uint64_t link_rate_bps, int senders, uint64_t bytes_pe
 // (and in posts) than waiting for the next scan. A sparse batch may hold many
 // more than per_batch blocks (its weight, not its length, is bounded):
 // packing it takes room for its non-zeros, not for its blocks' values.
+//
+// A shard's result batch is weighed the same way, by its sums' non-zeros:
+// it ends at batch_weight, or at result_blocks blocks, whichever comes
+// first (and where a worker's batch begins, shard_aggregator.h). Under
+// blocks that is per_batch blocks. Under the sparse policies a batch may
+// hold up to kSparseResultBatches times as many, so that a shard holds at
+// most that many frames' worth of dense sums per result slot: capped at
+// per_batch, bert-topk's results at block size 256 (about ten non-zeros a
+// block) left in frames of a few kB, 20 per shard and worker per call.
 struct BatchCut {
   static constexpr uint64_t kMaxGroupPieces = 8;
+  static constexpr size_t kSparseResultBatches = 8;
   uint64_t piece_blocks = 1;
-  size_t per_batch = 1;         // whole blocks per batch (also the cap of a result batch)
+  size_t per_batch = 1;         // whole blocks per batch
   uint64_t batch_weight = 1;    // per_batch whole blocks' values
   bool merge_pieces = false;    // light batches run on across pieces
+  size_t result_blocks = 1;     // the most blocks a result batch holds
+  uint64_t result_weight = 1;   // the weight that ends a result batch (none under blocks)
 
   static BatchCut for_blocks(size_t block_bytes, size_t frame_bytes, EncodingPolicy policy);
   uint64_t piece_of(uint64_t block) const { return block / piece_blocks; }
