@@ -7,12 +7,13 @@
 
 namespace omnib::testing {
 
-nlohmann::json run_allreduce_ok(const std::vector<std::string>& args, int limit_seconds) {
+nlohmann::json run_allreduce_ok(const std::vector<std::string>& args, int limit_seconds,
+                                const std::vector<std::string>& env) {
   const std::string json = temp_path("out.json");
   // Few iterations and a short network timeout: correctness, not speed.
   std::vector<std::string> full{"allreduce", "-n", "2", "-w", "1", "-T", "20", "-J", json};
   full.insert(full.end(), args.begin(), args.end());
-  auto r = run_cli(full, {}, limit_seconds);
+  auto r = run_cli(full, env, limit_seconds);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   if (r.exit_code != 0) return {};
   return read_json(json);

@@ -18,7 +18,8 @@ namespace omnib::testing {
 // Runs `omni-bench allreduce -n 2 -w 1 -T 20 -J <temp file>` plus `args`
 // (which name the algorithms), expects exit 0, and returns the JSON written;
 // null when the run failed (the failure is already reported).
-nlohmann::json run_allreduce_ok(const std::vector<std::string>& args, int limit_seconds = 120);
+nlohmann::json run_allreduce_ok(const std::vector<std::string>& args, int limit_seconds = 120,
+                                const std::vector<std::string>& env = {});
 
 // The run has exactly `expected_rows` rows, none skipped, and every one was
 // checked against the reference with no wrong element.

@@ -545,6 +545,24 @@ TEST(NetEmulation, TheDirectRouteCutsItsStreamFromItsOwnBudget) {
   EXPECT_EQ(result["wire_bytes"]["sent_total"], result["analytic_bytes"]["sent_total"]);
 }
 
+// On one lane (engine/omni/direct_lanes.h) the direct route waits on one
+// Waker for its sends and its inputs alike. Through a slow link the last
+// sends finish long after they are posted: if their completion woke only the
+// (idle) send lane's Waker, a rank stalled until the timeout.
+TEST(NetEmulation, TheDirectRouteOnOneLaneWakesForItsLastSends) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  for (const char* lanes : {"1", "2"}) {
+    SCOPED_TRACE(std::string("OMNIB_DIRECT_LANES=") + lanes);
+    const std::string json = temp_path(std::string("direct-lanes-") + lanes + ".json");
+    auto r = run_cli({"allreduce", "--net", "emulate", "--link-rate", "100mbit", "--nodes", "4", "-b", "4M", "-e", "4M",
+                      "--density", "1", "--route", "direct", "-n", "2", "-w", "1", "-T", "10", "--algo", "omni", "-J",
+                      json},
+                     {std::string("OMNIB_DIRECT_LANES=") + lanes}, 90);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(read_json(json)["results"][0]["correct"].get<bool>());
+  }
+}
+
 // --transport fabric (libfabric's tcp provider) crosses the same links.
 TEST(NetEmulation, OurAlgorithmsOverFabricAreCorrectThroughTheLinks) {
   SKIP_UNLESS_EMULATION_WORKS();

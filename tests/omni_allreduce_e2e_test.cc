@@ -93,6 +93,32 @@ INSTANTIATE_TEST_SUITE_P(
               "scattered", "--inplace"}}),
     testing::case_name);
 
+// The direct route's roles on one lane and on two (engine/omni/direct_lanes.h):
+// this host's cores pick one, so each is forced in turn.
+TEST(OmniDirectLanes, BothLaneCountsMatchTheReference) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--nodes", "4", "-b", "2M", "-e", "2M", "--density", "0.01", "--workload", "topk"},
+      {"--nodes", "4", "-b", "4M", "-e", "4M", "--density", "1", "--inplace"},
+      {"--nodes", "5", "-b", "400012", "-e", "400012", "--density", "0.05", "--workload", "scattered", "--encoding",
+       "coo", "--inplace", "-d", "int32", "--block-size", "100"}};
+  for (const char* lanes : {"1", "2"})
+    for (const auto& c : cases) {
+      std::vector<std::string> args{"--algo", "omni", "--route", "direct"};
+      args.insert(args.end(), c.begin(), c.end());
+      SCOPED_TRACE(std::string("OMNIB_DIRECT_LANES=") + lanes + " " + args[5]);
+      auto doc = run_allreduce_ok(args, 120, {std::string("OMNIB_DIRECT_LANES=") + lanes});
+      ASSERT_FALSE(doc.is_null());
+      testing::expect_all_rows_correct(doc, 1);
+    }
+}
+
+TEST(OmniDirectLanes, AValueThatIsNoLaneCountIsRefused) {
+  auto r = run_cli({"allreduce", "--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "1", "-w", "0"},
+                   {"OMNIB_DIRECT_LANES=3"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("OMNIB_DIRECT_LANES=3 is not a lane count: set it to 1 or 2"), std::string::npos) << r.err;
+}
+
 TEST(OmniWireBytes, FollowDensityAndTheModel) {
   // Issue criterion, scaled down for CI: at d=0.01 a rank sends a small
   // fraction of what it sends at d=1.

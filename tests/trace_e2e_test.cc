@@ -32,13 +32,14 @@ struct TracedRun {
 
 // `allreduce --profile --trace FILE -J FILE -w 1 -T 30` plus `args`; the run
 // must succeed and its trace must read back.
-TracedRun run_traced(const std::vector<std::string>& args, int limit_seconds = 240) {
+TracedRun run_traced(const std::vector<std::string>& args, int limit_seconds = 240,
+                     const std::vector<std::string>& env = {}) {
   TracedRun run;
   const std::string results = temp_path("traced.json");
   run.trace_path = temp_path("traced.trace.json");
   std::vector<std::string> full{"allreduce", "-w", "1", "-T", "30", "-J", results, "--profile", "--trace", run.trace_path};
   full.insert(full.end(), args.begin(), args.end());
-  run.cli = run_cli(full, {}, limit_seconds);
+  run.cli = run_cli(full, env, limit_seconds);
   EXPECT_EQ(run.cli.exit_code, 0) << run.cli.out << run.cli.err;
   if (run.cli.exit_code != 0) return run;
   run.results = read_json(results);
@@ -194,6 +195,30 @@ TEST(TraceEndToEnd, TheDirectRoutePacksEachBatchOnceForAllPeers) {
       EXPECT_GT(packs, 0u) << "rank " << rank.rank;
       EXPECT_EQ(packs * nodes, sends) << "rank " << rank.rank << " call " << c.iteration;
     }
+  }
+}
+
+// OMNIB_DIRECT_LANES picks how many threads the direct route's two roles
+// run on (engine/omni/direct_lanes.h): one runs the scan and the sums, two
+// run them apart.
+TEST(TraceEndToEnd, TheDirectRouteRunsOnTheLanesItIsGiven) {
+  for (const char* lanes : {"1", "2"}) {
+    SCOPED_TRACE(std::string("OMNIB_DIRECT_LANES=") + lanes);
+    auto run = run_traced({"--algo", "omni", "--route", "direct", "--nodes", "3", "-b", "1M", "-e", "1M", "--workload",
+                           "scattered", "--density", "0.01", "-n", "2"},
+                          240, {std::string("OMNIB_DIRECT_LANES=") + lanes});
+    ASSERT_EQ(run.cli.exit_code, 0);
+    for (const RankTrace& rank : run.trace.ranks)
+      for (const auto& c : rank.calls) {
+        std::set<int> scanning, reducing;
+        for (const auto& sp : c.spans) {
+          if (sp.name == "scan") scanning.insert(sp.thread);
+          if (sp.name == "reduce") reducing.insert(sp.thread);
+        }
+        ASSERT_EQ(scanning.size(), 1u) << "rank " << rank.rank;
+        ASSERT_EQ(reducing.size(), 1u) << "rank " << rank.rank;
+        EXPECT_EQ(*scanning.begin() == *reducing.begin(), std::string(lanes) == "1") << "rank " << rank.rank;
+      }
   }
 }
 

@@ -84,6 +84,9 @@ nlohmann::json build_environment() {
     network[var] = value ? nlohmann::json(value) : nlohmann::json(nullptr);
   }
   j["network_environment"] = network;
+  // The engine's own knobs (engine/omni/direct_lanes.h).
+  const char* lanes = std::getenv("OMNIB_DIRECT_LANES");
+  j["engine_environment"] = {{"OMNIB_DIRECT_LANES", lanes ? nlohmann::json(lanes) : nlohmann::json(nullptr)}};
   return j;
 }
 

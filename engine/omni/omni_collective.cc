@@ -1,12 +1,14 @@
 #include "engine/omni/omni_collective.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <tuple>
 
 #include "engine/block_scan.h"
 #include "engine/link_lane.h"
 #include "engine/omni/device_block_io.h"
+#include "engine/omni/direct_lanes.h"
 #include "engine/omni/host_block_io.h"
 #include "engine/omni/omni_cost.h"
 #include "engine/trace/trace.h"
@@ -49,6 +51,9 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
   }
   if (setup.route == RoutePolicy::kDirect && (job.aggregators > 0 || job.nodes < 2))
     return usage_error("omni: --route direct needs two or more workers and no dedicated aggregators (use --route auto or shards)");
+  auto direct_lanes = direct_route_lanes(std::getenv(kDirectLanesVar), setup.local_workers, usable_cores());
+  if (!direct_lanes.is_ok()) return direct_lanes.status().with_context("omni: ");
+  options.direct_lanes = direct_lanes.value();
   auto links = setup.links->establish(specs);
   if (!links.is_ok()) return links.status().with_context("omni: ");
   return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take(), std::move(io)));
@@ -80,6 +85,7 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
     for (int w = 0; w < job_.nodes; ++w) from_worker(w).set_wakers(&aggregate_waker_, &aggregate_waker_);
   }
   lanes_ = std::make_unique<LaneGroup>(lanes);
+  direct_on_one_lane_ = options_.direct_lanes == 1;
   // Auto's first call takes the shards route: nothing is learned yet.
   if (route_policy_ == RoutePolicy::kDirect && direct_possible()) route_ = RoutePolicy::kDirect;
 }
@@ -150,7 +156,17 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
   trace::record(direct() ? "route direct" : "route shards", trace::Kind::kCompute, begun, begun);
 
   std::vector<Status (OmniCollective::*)()> roles;
-  if (direct()) {
+  const bool one_lane = direct() && direct_on_one_lane_;
+  if (one_lane != links_wake_one_lane_) {
+    // One lane waits on one Waker: the send events of this rank's worker
+    // links must tell it too.
+    for (int s = 0; s < shards(); ++s)
+      to_shard(s).set_wakers(&receive_waker_, one_lane ? &aggregate_waker_ : &send_waker_);
+    links_wake_one_lane_ = one_lane;
+  }
+  if (one_lane) {
+    roles = {&OmniCollective::send_and_aggregate_direct};
+  } else if (direct()) {
     roles = {&OmniCollective::send_all, &OmniCollective::aggregate_direct};  // every rank is a worker and a shard
   } else {
     if (job_.is_worker()) roles = {&OmniCollective::send_all, &OmniCollective::receive_all};
@@ -171,7 +187,23 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 // has room and the block after the batch (its look-ahead) is known.
 Status OmniCollective::send_all() {
   trace::name_thread("send to shards");
-  const uint64_t blocks = layout_.num_blocks();
+  begin_send();
+  Stall stall(timeout_);
+  while (true) {
+    const uint64_t mark = send_waker_.mark();
+    bool moved = false;
+    OMNIB_RETURN_IF_ERROR(send_round(moved));
+    if (send_phase_ == SendPhase::kSent) return Status::ok();
+    if (moved) {
+      stall.moved();
+      continue;
+    }
+    trace::Span wait("wait window", trace::Kind::kWait);
+    if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired()) return timeout_error(send_stall_message());
+  }
+}
+
+void OmniCollective::begin_send() {
   const int peers = destinations();
   for (int s = 0; s < peers; ++s) {
     SendShard& ss = send_shards_[static_cast<size_t>(s)];
@@ -193,154 +225,159 @@ Status OmniCollective::send_all() {
     ss.unsent_from = 0;
     ss.headers.resize(to_shards_.send_frames + 1);
   }
-  uint64_t scanned = 0;
-  Stall stall(timeout_);
-  while (true) {
-    const uint64_t mark = send_waker_.mark();
-    bool moved = false, all_ended = true;
-    const bool complete = scanned == blocks;
-    // The batches every destination of the direct route's one stream has
-    // finished: its packed payloads up to there may be reused.
-    uint64_t finished_by_all = ~uint64_t{0};
-    for (int s = 0; s < peers; ++s) {
-      publish_sent(send_shards_[static_cast<size_t>(s)], to_shard(s));
-      finished_by_all = std::min(finished_by_all, send_shards_[static_cast<size_t>(s)].batches_finished());
-    }
-    for (int i = 0; i < peers; ++i) {
-      const int s = (job_.rank + i) % peers;  // ranks start on different shards
-      SendShard& ss = send_shards_[static_cast<size_t>(s)];
-      Connection& link = to_shard(s);
-      if (ss.ended) continue;
-      all_ended = false;
-      SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
-      // This destination's next batch, once the stream's cut reached it (an
-      // empty stream ends with a batch of no blocks).
-      cut_stream(stream, complete);
-      const uint64_t k = ss.batches_posted();
-      size_t n = 0;
-      if (k < stream.batch_ends.size())
-        n = stream.batch_ends[k] - ss.sent;
-      else if (!(complete && ss.sent == stream.found.size()))
-        continue;
-      // No room: build nothing yet. (Counted from `acked`, so no header slot
-      // is reused before publish_sent has read it.)
-      if (ss.last_ticket - ss.acked >= link.send_window()) continue;
-      const size_t slot = (ss.last_ticket + 1) % ss.headers.size();
-      BatchHeader& header = ss.headers[slot];
-      const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
-      const std::span<const uint64_t> batch(stream.found.data() + ss.sent, n);
-      values_iov_.clear();
-      bool have_values = false;  // values_iov_ filled: blocks go whole, or are packed from the tensor
-      auto whole_values = [&] {
-        if (!have_values) io_->value_iovecs(batch, values_iov_);
-        have_values = true;
-      };
-      const UninitBytes* payload = nullptr;
-      BlockEncoding encoding = BlockEncoding::kBlocks;
-      if (encoding_ != EncodingPolicy::kBlocks) {
-        // On the shards route a stream has one destination: this one.
-        PackedBatches::Entry* entry = stream.packed.get(k, direct() ? finished_by_all : ss.batches_finished());
-        if (entry == nullptr) continue;  // a slower destination still sends what held its slot
-        if (!entry->encoded) {
-          BatchShape shape;
-          for (size_t i = 0; i < n; ++i) shape.add_block(layout_.block_length(batch[i]), stream.nonzeros[ss.sent + i]);
-          entry->encoding = choose_encoding(encoding_, shape, elem_size_);
-          if (entry->encoding != BlockEncoding::kBlocks) {
-            trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
-            const std::span<const uint64_t> firsts(stream.taken.first.data() + ss.sent, n);
-            if (std::find(firsts.begin(), firsts.end(), FoundElements::kNotTaken) == firsts.end()) {
-              const uint64_t at = n > 0 ? firsts[0] : 0;
-              pack_sparse_taken(entry->encoding, batch, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
-                                layout_, elem_size_, stream.taken.positions.data() + at,
-                                stream.taken.values.data() + at * elem_size_, entry->bytes);
-            } else {
-              whole_values();
-              const TakenBlocks taken{firsts, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
-                                      stream.taken.positions.data(), stream.taken.values.data()};
-              OMNIB_RETURN_IF_ERROR(pack_sparse_partly_taken(entry->encoding, batch, layout_, elem_size_,
-                                                             shape.nonzeros, taken, values_iov_, entry->bytes));
-            }
+  scanned_ = 0;
+  send_phase_ = SendPhase::kStreaming;
+}
+
+// One pass of the send lane: while streaming, the batches every destination
+// has room for, then the next piece of the scan; once every stream has
+// ended, whether the last sends have finished.
+Status OmniCollective::send_round(bool& moved) {
+  if (send_phase_ == SendPhase::kDraining) return drain_sends(moved);
+  const uint64_t blocks = layout_.num_blocks();
+  const int peers = destinations();
+  uint64_t& scanned = scanned_;  // blocks looked at so far
+  bool all_ended = true;
+  const bool complete = scanned == blocks;
+  // The batches every destination of the direct route's one stream has
+  // finished: its packed payloads up to there may be reused.
+  uint64_t finished_by_all = ~uint64_t{0};
+  for (int s = 0; s < peers; ++s) {
+    publish_sent(send_shards_[static_cast<size_t>(s)], to_shard(s));
+    finished_by_all = std::min(finished_by_all, send_shards_[static_cast<size_t>(s)].batches_finished());
+  }
+  for (int i = 0; i < peers; ++i) {
+    const int s = (job_.rank + i) % peers;  // ranks start on different shards
+    SendShard& ss = send_shards_[static_cast<size_t>(s)];
+    Connection& link = to_shard(s);
+    if (ss.ended) continue;
+    all_ended = false;
+    SendShard& stream = send_shards_[static_cast<size_t>(stream_of(s))];
+    // This destination's next batch, once the stream's cut reached it (an
+    // empty stream ends with a batch of no blocks).
+    cut_stream(stream, complete);
+    const uint64_t k = ss.batches_posted();
+    size_t n = 0;
+    if (k < stream.batch_ends.size())
+      n = stream.batch_ends[k] - ss.sent;
+    else if (!(complete && ss.sent == stream.found.size()))
+      continue;
+    // No room: build nothing yet. (Counted from `acked`, so no header slot
+    // is reused before publish_sent has read it.)
+    if (ss.last_ticket - ss.acked >= link.send_window()) continue;
+    const size_t slot = (ss.last_ticket + 1) % ss.headers.size();
+    BatchHeader& header = ss.headers[slot];
+    const uint64_t next = ss.sent + n < stream.found.size() ? stream.found[ss.sent + n] : kEndOfStream;
+    const std::span<const uint64_t> batch(stream.found.data() + ss.sent, n);
+    values_iov_.clear();
+    bool have_values = false;  // values_iov_ filled: blocks go whole, or are packed from the tensor
+    auto whole_values = [&] {
+      if (!have_values) io_->value_iovecs(batch, values_iov_);
+      have_values = true;
+    };
+    const UninitBytes* payload = nullptr;
+    BlockEncoding encoding = BlockEncoding::kBlocks;
+    if (encoding_ != EncodingPolicy::kBlocks) {
+      // On the shards route a stream has one destination: this one.
+      PackedBatches::Entry* entry = stream.packed.get(k, direct() ? finished_by_all : ss.batches_finished());
+      if (entry == nullptr) continue;  // a slower destination still sends what held its slot
+      if (!entry->encoded) {
+        BatchShape shape;
+        for (size_t i = 0; i < n; ++i) shape.add_block(layout_.block_length(batch[i]), stream.nonzeros[ss.sent + i]);
+        entry->encoding = choose_encoding(encoding_, shape, elem_size_);
+        if (entry->encoding != BlockEncoding::kBlocks) {
+          trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
+          const std::span<const uint64_t> firsts(stream.taken.first.data() + ss.sent, n);
+          if (std::find(firsts.begin(), firsts.end(), FoundElements::kNotTaken) == firsts.end()) {
+            const uint64_t at = n > 0 ? firsts[0] : 0;
+            pack_sparse_taken(entry->encoding, batch, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
+                              layout_, elem_size_, stream.taken.positions.data() + at,
+                              stream.taken.values.data() + at * elem_size_, entry->bytes);
+          } else {
+            whole_values();
+            const TakenBlocks taken{firsts, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
+                                    stream.taken.positions.data(), stream.taken.values.data()};
+            OMNIB_RETURN_IF_ERROR(pack_sparse_partly_taken(entry->encoding, batch, layout_, elem_size_,
+                                                           shape.nonzeros, taken, values_iov_, entry->bytes));
           }
-          entry->encoded = true;
         }
-        encoding = entry->encoding;
-        payload = &entry->bytes;
+        entry->encoded = true;
       }
-      if (encoding == BlockEncoding::kBlocks) whole_values();
-      header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
-      batch_iovecs(header, batch, values_iov_, payload, send_iov_);
-      trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
-      send.set_bytes_of(send_iov_);
-      auto posted = link.post(wire::FrameType::kBlocks, direct() ? kDirectTag : 0, seq_, send_iov_);
-      if (!posted.is_ok()) return posted.status();
-      if (!posted.value()) {  // the link's window is full
-        send.cancel();
-        continue;
-      }
-      ss.last_ticket = *posted.value();
-      ss.sent += n;
-      ss.ended = next == kEndOfStream;
-      moved = true;
+      encoding = entry->encoding;
+      payload = &entry->bytes;
     }
-    if (all_ended) break;
-    if (direct() && in_place_) {
-      uint64_t from = kEndOfStream;
-      for (const SendShard& ss : send_shards_) from = std::min(from, ss.unsent_from);
-      if (from != unsent_from_.load(std::memory_order_relaxed)) {
-        unsent_from_.store(from, std::memory_order_release);
-        aggregate_waker_.notify();
-      }
-    }
-    if (!complete) {
-      trace::Span scan("scan", trace::Kind::kCompute);
-      const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
-      found_scratch_.clear();
-      nonzeros_scratch_.clear();
-      taken_scratch_.clear();
-      // Batches that may go sparse need counts, and are packed from the
-      // elements the scan takes where it can.
-      const bool count = encoding_ != EncodingPolicy::kBlocks;
-      if (count)
-        OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
-      else
-        OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
-      // Each run of found blocks one shard owns goes to its stream in one piece.
-      const size_t found = found_scratch_.size();
-      for (size_t k = 0, end = 0; k < found; k = end) {
-        SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
-        const uint64_t until = map_.run_end(found_scratch_[k]);
-        for (end = k + 1; end < found && found_scratch_[end] < until;) ++end;
-        const auto from = static_cast<std::ptrdiff_t>(k), to = static_cast<std::ptrdiff_t>(end);
-        owner.found.insert(owner.found.end(), found_scratch_.begin() + from, found_scratch_.begin() + to);
-        if (!count) continue;
-        owner.nonzeros.insert(owner.nonzeros.end(), nonzeros_scratch_.begin() + from, nonzeros_scratch_.begin() + to);
-        owner.taken.append_blocks(taken_scratch_, k, end, nonzeros_scratch_.data(), elem_size_);
-      }
-      scan.set_blocks(found_scratch_.size());
-      scanned = to;
-      moved = true;
-    }
-    if (moved) {
-      stall.moved();
+    if (encoding == BlockEncoding::kBlocks) whole_values();
+    header = BatchHeader{static_cast<uint32_t>(n), static_cast<uint32_t>(encoding), next};
+    batch_iovecs(header, batch, values_iov_, payload, send_iov_);
+    trace::Span send("send batch", trace::Kind::kSend, {.peer = shard_rank(s), .shard = s, .blocks = n});
+    send.set_bytes_of(send_iov_);
+    auto posted = link.post(wire::FrameType::kBlocks, direct() ? kDirectTag : 0, seq_, send_iov_);
+    if (!posted.is_ok()) return posted.status();
+    if (!posted.value()) {  // the link's window is full
+      send.cancel();
       continue;
     }
-    trace::Span wait("wait window", trace::Kind::kWait);
-    if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired())
-      return timeout_error("no shard took a batch within the timeout (is an aggregator stuck?)");
+    ss.last_ticket = *posted.value();
+    ss.sent += n;
+    ss.ended = next == kEndOfStream;
+    moved = true;
   }
-  // The tensor's memory stays the caller's: every send must be finished.
-  for (int s = 0; s < peers; ++s) {
-    const SendShard& ss = send_shards_[static_cast<size_t>(s)];
-    while (to_shard(s).sends_done() < ss.last_ticket) {
-      const uint64_t mark = send_waker_.mark();
-      // Health before progress: a peer that read our last batch may finish
-      // and close its end before this lane looks.
-      const Status health = to_shard(s).health();
-      if (to_shard(s).sends_done() >= ss.last_ticket) break;
-      OMNIB_RETURN_IF_ERROR(health);
-      if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired())
-        return timeout_error("the last batches to shard " + std::to_string(s) + " did not leave within the timeout");
+  if (all_ended) {
+    send_phase_ = SendPhase::kDraining;
+    return drain_sends(moved);
+  }
+  if (direct() && in_place_) {
+    uint64_t from = kEndOfStream;
+    for (const SendShard& ss : send_shards_) from = std::min(from, ss.unsent_from);
+    if (from != unsent_from_.load(std::memory_order_relaxed)) {
+      unsent_from_.store(from, std::memory_order_release);
+      aggregate_waker_.notify();
     }
+  }
+  if (!complete) {
+    trace::Span scan("scan", trace::Kind::kCompute);
+    const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
+    found_scratch_.clear();
+    nonzeros_scratch_.clear();
+    taken_scratch_.clear();
+    // Batches that may go sparse need counts, and are packed from the
+    // elements the scan takes where it can.
+    const bool count = encoding_ != EncodingPolicy::kBlocks;
+    if (count)
+      OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
+    else
+      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
+    // Each run of found blocks one shard owns goes to its stream in one piece.
+    const size_t found = found_scratch_.size();
+    for (size_t k = 0, end = 0; k < found; k = end) {
+      SendShard& owner = send_shards_[static_cast<size_t>(map_.owner(found_scratch_[k]))];
+      const uint64_t until = map_.run_end(found_scratch_[k]);
+      for (end = k + 1; end < found && found_scratch_[end] < until;) ++end;
+      const auto from = static_cast<std::ptrdiff_t>(k), to = static_cast<std::ptrdiff_t>(end);
+      owner.found.insert(owner.found.end(), found_scratch_.begin() + from, found_scratch_.begin() + to);
+      if (!count) continue;
+      owner.nonzeros.insert(owner.nonzeros.end(), nonzeros_scratch_.begin() + from, nonzeros_scratch_.begin() + to);
+      owner.taken.append_blocks(taken_scratch_, k, end, nonzeros_scratch_.data(), elem_size_);
+    }
+    scan.set_blocks(found_scratch_.size());
+    scanned = to;
+    moved = true;
+  }
+  return Status::ok();
+}
+
+// The tensor's memory stays the caller's: every send must be finished.
+Status OmniCollective::drain_sends(bool& moved) {
+  for (int s = 0; s < destinations(); ++s) {
+    const SendShard& ss = send_shards_[static_cast<size_t>(s)];
+    if (to_shard(s).sends_done() >= ss.last_ticket) continue;
+    // Health before progress: a peer that read our last batch may finish
+    // and close its end before this lane looks.
+    const Status health = to_shard(s).health();
+    if (to_shard(s).sends_done() >= ss.last_ticket) continue;
+    OMNIB_RETURN_IF_ERROR(health);
+    draining_shard_ = s;
+    return Status::ok();
   }
   // Every send finished: in place, the sums held for them may be stored
   // (elsewhere nothing waits on this, and a woken lane would find nothing).
@@ -348,7 +385,15 @@ Status OmniCollective::send_all() {
     unsent_from_.store(kEndOfStream, std::memory_order_release);
     aggregate_waker_.notify();
   }
+  send_phase_ = SendPhase::kSent;
+  moved = true;
   return Status::ok();
+}
+
+std::string OmniCollective::send_stall_message() const {
+  if (send_phase_ == SendPhase::kDraining)
+    return "the last batches to shard " + std::to_string(draining_shard_) + " did not leave within the timeout";
+  return "no shard took a batch within the timeout (is an aggregator stuck?)";
 }
 
 void OmniCollective::cut_stream(SendShard& stream, bool complete) const {
@@ -566,112 +611,6 @@ Status OmniCollective::take_inputs(int stream, std::vector<char>& input_ended, b
     }
   }
   return Status::ok();
-}
-
-// Direct route, on every rank: every worker's whole stream, reduced in rank
-// order like a shard's and written into the output as it is reduced.
-Status OmniCollective::aggregate_direct() {
-  trace::name_thread("aggregate all");
-  OMNIB_RETURN_IF_ERROR(io_->begin_receive());
-  std::vector<char> input_ended(static_cast<size_t>(job_.nodes), 0);
-  result_slots_.resize(std::max<size_t>(result_slots_.size(), 1));
-  ResultBatch& batch = result_slots_[0].batch;
-  batch.clear();
-  // Out of place in host memory the sums go straight into the output (in
-  // place they wait in held_ for the sends that still read the input).
-  uint8_t* const sums_at = in_place_ ? nullptr : io_->host_output();
-  bool finished = false;
-  Stall stall(timeout_);
-  while (true) {
-    const uint64_t mark = aggregate_waker_.mark();
-    bool moved = false;
-    OMNIB_RETURN_IF_ERROR(take_inputs(0, input_ended, moved));
-    if (!finished) {
-      trace::Span reduce("reduce", trace::Kind::kCompute);
-      int waiting_on = -1;
-      // Nothing is sent from here: a batch is as long as the blocks' cap.
-      const auto progress = aggregator_->advance(batch, ResultLimit{cut_.per_batch}, &waiting_on, sums_at);
-      reduce.set_blocks(batch.is_range() ? batch.written_to - batch.written_from : batch.indices.size());
-      reduce.end();
-      if (progress != ShardAggregator::Progress::kNeedInput && sums_at != nullptr) {
-        finished = aggregator_->global_next() == kEndOfStream;
-        count_direct_results(batch, sums_at);
-        if (batch.is_range())
-          OMNIB_RETURN_IF_ERROR(io_->stored_range_in_place(0, batch.written_from, batch.written_to));
-        else
-          OMNIB_RETURN_IF_ERROR(io_->stored_in_place(0, batch.indices));
-        batch.clear();
-        moved = true;
-      } else if (progress != ShardAggregator::Progress::kNeedInput) {
-        // As on the shards route, the batch made once every stream ended is the last.
-        finished = aggregator_->global_next() == kEndOfStream;
-        // Stored in order by store_ready_direct, at once unless in place
-        // sends still read the blocks it would overwrite.
-        held_.push_back(std::move(batch));
-        if (!spare_results_.empty()) {
-          batch = std::move(spare_results_.back());
-          spare_results_.pop_back();
-        }
-        batch.clear();
-        moved = true;
-      }
-    }
-    const size_t held = held_.size();
-    OMNIB_RETURN_IF_ERROR(store_ready_direct());
-    moved |= held_.size() != held;
-    if (finished && held_.empty()) return io_->finish_receive(0);
-    if (moved) {
-      stall.moved();
-      continue;
-    }
-    for (int w = 0; w < job_.nodes; ++w) {
-      if (!input_ended[static_cast<size_t>(w)]) OMNIB_RETURN_IF_ERROR(from_worker(w).health());
-      if (!held_.empty()) OMNIB_RETURN_IF_ERROR(to_shard(w).health());  // the sends the sums wait for
-    }
-    trace::Span wait("wait block", trace::Kind::kWait);
-    if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
-      return timeout_error("the direct route made no progress within the timeout (a worker stopped sending?)");
-  }
-}
-
-Status OmniCollective::store_ready_direct() {
-  const uint64_t unsent_from = unsent_from_.load(std::memory_order_acquire);
-  while (!held_.empty() && (held_.front().indices.empty() || held_.front().indices.back() < unsent_from)) {
-    OMNIB_RETURN_IF_ERROR(store_direct(held_.front()));
-    spare_results_.push_back(std::move(held_.front()));
-    held_.pop_front();
-  }
-  return Status::ok();
-}
-
-void OmniCollective::count_direct_results(const ResultBatch& batch, const uint8_t* sums_at) {
-  if (route_policy_ != RoutePolicy::kAuto) return;
-  // The holders' counts estimate the sums': recounting every block of the
-  // output cost this lane a pass over it.
-  auto count = [this](const BatchShape& shape) {
-    traffic_.results += sizeof(wire::FrameHeader) + sizeof(BatchHeader) +
-                        encoded_bytes(choose_encoding(encoding_, shape, elem_size_), shape, elem_size_);
-  };
-  if (!batch.is_range()) return count(result_shape(batch, sums_at, true));
-  for (const BatchShape& shape : batch.range_shapes) count(shape);
-}
-
-Status OmniCollective::store_direct(const ResultBatch& batch) {
-  count_direct_results(batch, nullptr);
-  if (batch.indices.empty()) return Status::ok();
-  trace::Span scatter("scatter", trace::Kind::kCompute, {.blocks = batch.indices.size()});
-  result_view_.count = static_cast<uint32_t>(batch.indices.size());
-  result_view_.next = kEndOfStream;
-  result_view_.encoding = BlockEncoding::kBlocks;
-  result_view_.indices = batch.indices.data();
-  result_view_.values = batch.values.data();
-  result_view_.value_offsets.clear();
-  size_t at = 0;
-  for (uint64_t b : batch.indices) {
-    result_view_.value_offsets.push_back(at);
-    at += layout_.block_length(b) * elem_size_;
-  }
-  return io_->store(0, result_view_);
 }
 
 void OmniCollective::batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks,

@@ -19,6 +19,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/collective.h"
@@ -33,6 +34,7 @@ namespace omnib {
 
 struct OmniOptions {
   bool dense = false;  // send every block (the dense parameter-server baseline)
+  int direct_lanes = 2;  // the direct route's lanes (set by create: engine/omni/direct_lanes.h)
 };
 
 class OmniCollective final : public Collective {
@@ -66,10 +68,37 @@ class OmniCollective final : public Collective {
   Connection& from_worker(int worker) { return *links_.acceptor_end[link_id(worker, my_shard())]; }
   void size_streams();  // batch size and windows for this call's tensor
 
+  // The lanes' roles. Each loops over its rounds and waits on its Waker
+  // when a round moved nothing.
   Status send_all();
   Status receive_all();
   Status aggregate();
   Status aggregate_direct();
+  Status send_and_aggregate_direct();  // the direct route's two roles on one lane
+  // The send role in rounds: begin_send once per call, then send_round
+  // until send_phase_ is kSent.
+  enum class SendPhase { kStreaming, kDraining, kSent };
+  void begin_send();
+  Status send_round(bool& moved);
+  Status drain_sends(bool& moved);  // kDraining: waits on nothing, checks the last sends
+  std::string send_stall_message() const;
+  SendPhase send_phase_ = SendPhase::kSent;
+  uint64_t scanned_ = 0;     // blocks the scan has looked at this call
+  int draining_shard_ = 0;   // a destination whose last sends are unfinished
+  // The direct route's aggregation in rounds, likewise: aggregated_ once
+  // every stream is summed and stored.
+  Status begin_aggregate_direct();
+  Status aggregate_direct_round(bool& moved);
+  Status direct_links_health();
+  std::vector<char> direct_input_ended_;  // per worker: its stream has ended
+  uint8_t* direct_sums_at_ = nullptr;     // the output the sums go into, if not held
+  bool direct_reduced_ = false;           // the last sums are made
+  bool aggregated_ = false;
+  // Whether the direct route runs both roles on the calling thread: when
+  // this host's workers have fewer cores than two lanes each
+  // (OMNIB_DIRECT_LANES=1 or 2 forces one or two).
+  bool direct_on_one_lane_ = false;
+  bool links_wake_one_lane_ = false;  // the worker links' send events tell aggregate_waker_
   // Takes what the workers sent, up to the window, into the aggregator;
   // `stream` is the map's shard the batches belong to.
   Status take_inputs(int stream, std::vector<char>& input_ended, bool& moved);

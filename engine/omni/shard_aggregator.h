@@ -77,9 +77,9 @@ class ShardAggregator {
  public:
   enum class Progress {
     // `out` holds a batch to send, then call again: a full batch (the
-    // ResultLimit), or the blocks before an input batch boundary. Result batches end only at
-    // points fixed by the data (never by timing), so a run's frames and wire
-    // bytes are exact for a given seed.
+    // ResultLimit), or the blocks before an input batch boundary. Result
+    // batches end only at points fixed by the data (never by timing), so a
+    // run's frames and wire bytes are exact for a given seed.
     kFlush,
     kNeedInput,  // waiting for a batch from worker *waiting_on; `out` is empty
     kDone,       // every worker's stream ended and everything was emitted
