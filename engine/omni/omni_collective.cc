@@ -236,9 +236,8 @@ Status OmniCollective::send_round(bool& moved) {
   if (send_phase_ == SendPhase::kDraining) return drain_sends(moved);
   const uint64_t blocks = layout_.num_blocks();
   const int peers = destinations();
-  uint64_t& scanned = scanned_;  // blocks looked at so far
   bool all_ended = true;
-  const bool complete = scanned == blocks;
+  const bool complete = scanned_ == blocks;
   // The batches every destination of the direct route's one stream has
   // finished: its packed payloads up to there may be reused.
   uint64_t finished_by_all = ~uint64_t{0};
@@ -336,7 +335,7 @@ Status OmniCollective::send_round(bool& moved) {
   }
   if (!complete) {
     trace::Span scan("scan", trace::Kind::kCompute);
-    const uint64_t to = std::min<uint64_t>(blocks, scanned + cut_.piece_blocks);
+    const uint64_t to = std::min<uint64_t>(blocks, scanned_ + cut_.piece_blocks);
     found_scratch_.clear();
     nonzeros_scratch_.clear();
     taken_scratch_.clear();
@@ -344,9 +343,9 @@ Status OmniCollective::send_round(bool& moved) {
     // elements the scan takes where it can.
     const bool count = encoding_ != EncodingPolicy::kBlocks;
     if (count)
-      OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
+      OMNIB_RETURN_IF_ERROR(io_->find_taking(scanned_, to, found_scratch_, nonzeros_scratch_, taken_scratch_));
     else
-      OMNIB_RETURN_IF_ERROR(io_->find(scanned, to, options_.dense, found_scratch_, nullptr));
+      OMNIB_RETURN_IF_ERROR(io_->find(scanned_, to, options_.dense, found_scratch_, nullptr));
     // Each run of found blocks one shard owns goes to its stream in one piece.
     const size_t found = found_scratch_.size();
     for (size_t k = 0, end = 0; k < found; k = end) {
@@ -360,7 +359,7 @@ Status OmniCollective::send_round(bool& moved) {
       owner.taken.append_blocks(taken_scratch_, k, end, nonzeros_scratch_.data(), elem_size_);
     }
     scan.set_blocks(found_scratch_.size());
-    scanned = to;
+    scanned_ = to;
     moved = true;
   }
   return Status::ok();

@@ -41,7 +41,7 @@ Status OmniCollective::aggregate_direct() {
 }
 
 // Both roles of the direct route on one thread, for a host whose cores its
-// ranks' lanes would share (direct_on_one_lane): sending first, since every
+// ranks' lanes would share (direct_lanes.h): sending first, since every
 // peer waits on this rank's batches, summing whenever the sends cannot move.
 // Every link of the call tells aggregate_waker_.
 Status OmniCollective::send_and_aggregate_direct() {
