@@ -18,6 +18,7 @@
 #if OMNIB_WITH_LIBFABRIC
 #include <rdma/fabric.h>
 
+#include "engine/omni/direct_lanes.h"
 #include "engine/transport/fabric_provider.h"
 #endif
 
@@ -85,8 +86,8 @@ nlohmann::json build_environment() {
   }
   j["network_environment"] = network;
   // The engine's own knobs (engine/omni/direct_lanes.h).
-  const char* lanes = std::getenv("OMNIB_DIRECT_LANES");
-  j["engine_environment"] = {{"OMNIB_DIRECT_LANES", lanes ? nlohmann::json(lanes) : nlohmann::json(nullptr)}};
+  const char* lanes = std::getenv(kDirectLanesVar);
+  j["engine_environment"] = {{kDirectLanesVar, lanes ? nlohmann::json(lanes) : nlohmann::json(nullptr)}};
   return j;
 }
 

@@ -53,15 +53,16 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
     return usage_error("omni: --route direct needs two or more workers and no dedicated aggregators (use --route auto or shards)");
   auto direct_lanes = direct_route_lanes(std::getenv(kDirectLanesVar), setup.local_workers, usable_cores());
   if (!direct_lanes.is_ok()) return direct_lanes.status().with_context("omni: ");
-  options.direct_lanes = direct_lanes.value();
   auto links = setup.links->establish(specs);
   if (!links.is_ok()) return links.status().with_context("omni: ");
-  return std::unique_ptr<Collective>(new OmniCollective(setup, options, links.take(), std::move(io)));
+  return std::unique_ptr<Collective>(
+      new OmniCollective(setup, options, direct_lanes.value() == 1, links.take(), std::move(io)));
 }
 
-OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links,
-                               std::unique_ptr<WorkerBlockIo> io)
-    : job_(setup.job),
+OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, bool direct_on_one_lane,
+                               LinkSet links, std::unique_ptr<WorkerBlockIo> io)
+    : direct_on_one_lane_(direct_on_one_lane),
+      job_(setup.job),
       options_(options),
       elem_size_(dtype_size(setup.dtype)),
       block_size_(setup.block_size),
@@ -85,7 +86,6 @@ OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options
     for (int w = 0; w < job_.nodes; ++w) from_worker(w).set_wakers(&aggregate_waker_, &aggregate_waker_);
   }
   lanes_ = std::make_unique<LaneGroup>(lanes);
-  direct_on_one_lane_ = options_.direct_lanes == 1;
   // Auto's first call takes the shards route: nothing is learned yet.
   if (route_policy_ == RoutePolicy::kDirect && direct_possible()) route_ = RoutePolicy::kDirect;
 }
@@ -188,19 +188,14 @@ Status OmniCollective::allreduce(const TensorView& in, const TensorView& out) {
 Status OmniCollective::send_all() {
   trace::name_thread("send to shards");
   begin_send();
-  Stall stall(timeout_);
-  while (true) {
-    const uint64_t mark = send_waker_.mark();
-    bool moved = false;
-    OMNIB_RETURN_IF_ERROR(send_round(moved));
-    if (send_phase_ == SendPhase::kSent) return Status::ok();
-    if (moved) {
-      stall.moved();
-      continue;
-    }
-    trace::Span wait("wait window", trace::Kind::kWait);
-    if (!send_waker_.wait_since(mark, stall.deadline()) && stall.expired()) return timeout_error(send_stall_message());
-  }
+  auto step = [this]() -> Result<LaneStep> {
+    LaneStep s;
+    s.waiting_for = "wait window";
+    OMNIB_RETURN_IF_ERROR(send_round(s.moved));
+    s.done = send_phase_ == SendPhase::kSent;
+    return s;
+  };
+  return run_link_lane(send_waker_, timeout_, nullptr, step, [this] { return send_stall_message(); });
 }
 
 void OmniCollective::begin_send() {

@@ -34,7 +34,6 @@ namespace omnib {
 
 struct OmniOptions {
   bool dense = false;  // send every block (the dense parameter-server baseline)
-  int direct_lanes = 2;  // the direct route's lanes (set by create: engine/omni/direct_lanes.h)
 };
 
 class OmniCollective final : public Collective {
@@ -50,7 +49,8 @@ class OmniCollective final : public Collective {
   static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
 
  private:
-  OmniCollective(const CollectiveSetup& setup, OmniOptions options, LinkSet links, std::unique_ptr<WorkerBlockIo> io);
+  OmniCollective(const CollectiveSetup& setup, OmniOptions options, bool direct_on_one_lane, LinkSet links,
+                 std::unique_ptr<WorkerBlockIo> io);
 
   int shards() const { return job_.aggregators > 0 ? job_.aggregators : job_.nodes; }
   int shard_rank(int shard) const { return job_.aggregators > 0 ? job_.nodes + shard : shard; }
@@ -96,8 +96,8 @@ class OmniCollective final : public Collective {
   bool aggregated_ = false;
   // Whether the direct route runs both roles on the calling thread: when
   // this host's workers have fewer cores than two lanes each
-  // (OMNIB_DIRECT_LANES=1 or 2 forces one or two).
-  bool direct_on_one_lane_ = false;
+  // (OMNIB_DIRECT_LANES=1 or 2 forces one or two; create() asks direct_lanes.h).
+  const bool direct_on_one_lane_;
   bool links_wake_one_lane_ = false;  // the worker links' send events tell aggregate_waker_
   // Takes what the workers sent, up to the window, into the aggregator;
   // `stream` is the map's shard the batches belong to.

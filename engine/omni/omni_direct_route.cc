@@ -23,21 +23,15 @@ constexpr const char* kDirectStall =
 Status OmniCollective::aggregate_direct() {
   trace::name_thread("aggregate all");
   OMNIB_RETURN_IF_ERROR(begin_aggregate_direct());
-  Stall stall(timeout_);
-  while (true) {
-    const uint64_t mark = aggregate_waker_.mark();
-    bool moved = false;
-    OMNIB_RETURN_IF_ERROR(aggregate_direct_round(moved));
-    if (aggregated_) return Status::ok();
-    if (moved) {
-      stall.moved();
-      continue;
-    }
-    OMNIB_RETURN_IF_ERROR(direct_links_health());
-    trace::Span wait("wait block", trace::Kind::kWait);
-    if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
-      return timeout_error(kDirectStall);
-  }
+  auto step = [this]() -> Result<LaneStep> {
+    LaneStep s;
+    s.waiting_for = "wait block";
+    OMNIB_RETURN_IF_ERROR(aggregate_direct_round(s.moved));
+    s.done = aggregated_;
+    if (!s.done && !s.moved) OMNIB_RETURN_IF_ERROR(direct_links_health());
+    return s;
+  };
+  return run_link_lane(aggregate_waker_, timeout_, nullptr, step, [] { return std::string(kDirectStall); });
 }
 
 // Both roles of the direct route on one thread, for a host whose cores its
@@ -48,22 +42,17 @@ Status OmniCollective::send_and_aggregate_direct() {
   trace::name_thread("send and aggregate");
   begin_send();
   OMNIB_RETURN_IF_ERROR(begin_aggregate_direct());
-  Stall stall(timeout_);
-  while (true) {
-    const uint64_t mark = aggregate_waker_.mark();
-    bool moved = false;
-    if (send_phase_ != SendPhase::kSent) OMNIB_RETURN_IF_ERROR(send_round(moved));
-    if (!moved && !aggregated_) OMNIB_RETURN_IF_ERROR(aggregate_direct_round(moved));
-    if (aggregated_ && send_phase_ == SendPhase::kSent) return Status::ok();
-    if (moved) {
-      stall.moved();
-      continue;
-    }
-    if (!aggregated_) OMNIB_RETURN_IF_ERROR(direct_links_health());
-    trace::Span wait("wait", trace::Kind::kWait);
-    if (!aggregate_waker_.wait_since(mark, stall.deadline()) && stall.expired())
-      return timeout_error(send_phase_ != SendPhase::kSent ? send_stall_message() : std::string(kDirectStall));
-  }
+  auto step = [this]() -> Result<LaneStep> {
+    LaneStep s;
+    s.waiting_for = "wait";
+    if (send_phase_ != SendPhase::kSent) OMNIB_RETURN_IF_ERROR(send_round(s.moved));
+    if (!s.moved && !aggregated_) OMNIB_RETURN_IF_ERROR(aggregate_direct_round(s.moved));
+    s.done = aggregated_ && send_phase_ == SendPhase::kSent;
+    if (!s.done && !s.moved && !aggregated_) OMNIB_RETURN_IF_ERROR(direct_links_health());
+    return s;
+  };
+  auto stalled = [this] { return send_phase_ != SendPhase::kSent ? send_stall_message() : std::string(kDirectStall); };
+  return run_link_lane(aggregate_waker_, timeout_, nullptr, step, stalled);
 }
 
 Status OmniCollective::begin_aggregate_direct() {
