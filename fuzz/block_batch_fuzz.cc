@@ -37,9 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!decode_batch(payload, layout, elem_size, map, shard, view).is_ok()) return 0;
 
   const uint64_t* indices = view.indices;
-  if (view.encoding == BlockEncoding::kCoo && view.count > 0 && view.coo_offsets == nullptr)
+  if (lists_offsets(view.encoding) && view.count > 0 && view.coo_offsets == nullptr)
     fuzz::fail("offsets of an aligned payload left out");
-  if (view.encoding == BlockEncoding::kCoo && view.count > 0 && indices != view.derived_indices.data())
+  if (lists_offsets(view.encoding) && view.count > 0 && indices != view.derived_indices.data())
     fuzz::fail("offsets batch without derived indices");
   if (view.sparse() && view.first.size() != size_t{view.count} + 1) fuzz::fail("no value range per block");
   if (view.sparse() && view.values + view.positions.size() * elem_size > payload.data() + payload.size())
@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (view.positions[k] >= len) fuzz::fail("a position past its block");
         // The aggregator's range reduction addresses offsets batches'
         // elements by their offsets: the same elements.
-        if (view.encoding == BlockEncoding::kCoo &&
+        if (lists_offsets(view.encoding) &&
             view.coo_base + view.coo_offsets[k] != layout.block_begin(idx) + view.positions[k])
           fuzz::fail("an offset that is not its block's position");
         if (k > view.first[i] && view.positions[k] <= view.positions[k - 1]) fuzz::fail("positions out of order");

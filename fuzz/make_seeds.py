@@ -6,7 +6,7 @@ import os
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MAGIC, VERSION, END = 0x424E4D4F, 3, (1 << 64) - 1
+MAGIC, VERSION, END = 0x424E4D4F, 4, (1 << 64) - 1
 
 
 def write(target, name, data):
@@ -58,6 +58,16 @@ def block_batch():
     write("block_batch", "bitmap_past_block", seed(bitmap([3], END, [0b0100], [1]), count=14))
     write("block_batch", "offsets", seed(offsets(2, 3, 0, [0, 2, 11], [1, 2, 3])))
     write("block_batch", "offsets_count_mismatch", seed(offsets(1, END, 0, [0, 9], [1, 2])))
+
+    def offsets16(blocks, nxt, first, ends, lows, values):
+        return struct.pack("<IIQQII", blocks, 3, nxt, first, len(lows), len(ends)) + \
+            pad8(b"".join(struct.pack("<I", e) for e in ends) + b"".join(struct.pack("<H", o) for o in lows)) + \
+            b"".join(struct.pack("<f", v) for v in values)
+    write("block_batch", "offsets16", seed(offsets16(2, 3, 0, [3], [0, 2, 11], [1, 2, 3])))
+    # Elements 5, 70000, 140000 and 140001 at block size 16: three pages.
+    write("block_batch", "offsets16_pages", seed(offsets16(3, END, 0, [1, 2, 4], [5, 4464, 8928, 8929], [1, 2, 3, 4]),
+                                                 count=200000, block_size=16))
+    write("block_batch", "offsets16_ends_short", seed(offsets16(2, END, 0, [2], [0, 2, 11], [1, 2, 3])))
 
 
 def chunk_reader():

@@ -72,34 +72,51 @@ TEST_P(EncodingRoundTrip, DecodesToTheBlocksItWasGivenAndSizesMatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     Encodings, EncodingRoundTrip,
-    ::testing::Combine(::testing::Values(BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo),
+    ::testing::Combine(::testing::Values(BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo,
+                                         BlockEncoding::kCoo16),
                        ::testing::Values(size_t{2}, size_t{4}), ::testing::Values(size_t{1}, size_t{7}, size_t{256})));
 
 TEST(EncodingChoice, AutoPicksTheSmallestThatSavesEnough) {
   BatchShape dense;
-  dense.add_block(256, 256);
+  dense.add_block(0, 256, 256);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, dense, 4), BlockEncoding::kBlocks);
+  // Ten blocks of a few non-zeros within a page: 16-bit offsets.
   BatchShape scattered;
-  for (int i = 0; i < 10; ++i) scattered.add_block(256, 2);
-  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, scattered, 4), BlockEncoding::kCoo);
+  for (uint64_t i = 0; i < 10; ++i) scattered.add_block(i * 256, 256, 2);
+  EXPECT_EQ(scattered.pages(), 1u);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, scattered, 4), BlockEncoding::kCoo16);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, scattered, 4), BlockEncoding::kCoo16);
+  // The same blocks a page or more apart: a count per page costs more than
+  // 16-bit offsets save, and the offsets stay 32 bits.
+  BatchShape far_apart;
+  for (uint64_t i = 0; i < 10; ++i) far_apart.add_block(i * 3 * kOffsetPageElements, 256, 2);
+  EXPECT_EQ(far_apart.pages(), 28u);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, far_apart, 4), BlockEncoding::kCoo);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, far_apart, 4), BlockEncoding::kCoo);
   BatchShape half_full;
-  for (int i = 0; i < 10; ++i) half_full.add_block(256, 100);
+  for (uint64_t i = 0; i < 10; ++i) half_full.add_block(i * 256, 256, 100);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, half_full, 4), BlockEncoding::kBitmap);
-  for (const BatchShape& s : {dense, scattered, half_full}) {
+  for (const BatchShape& s : {dense, scattered, far_apart, half_full}) {
     const BlockEncoding e = choose_encoding(EncodingPolicy::kAuto, s, 4);
-    for (BlockEncoding other : {BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo})
+    for (BlockEncoding other :
+         {BlockEncoding::kBlocks, BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16})
       EXPECT_LE(encoded_bytes(e, s, 4), encoded_bytes(other, s, 4));
   }
+  // Offsets past 32 bits of the first element cannot be listed.
+  BatchShape beyond_offsets;
+  beyond_offsets.add_block(0, 256, 2);
+  beyond_offsets.add_block(uint64_t{1} << 32, 256, 2);
+  EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, beyond_offsets, 4), BlockEncoding::kBitmap);
   // Nearly full blocks: a bitmap saving less than a sixteenth stays blocks,
   // one saving more is taken.
   BatchShape few_zeros, some_zeros;
-  for (int i = 0; i < 10; ++i) few_zeros.add_block(256, 240), some_zeros.add_block(256, 230);
+  for (uint64_t i = 0; i < 10; ++i) few_zeros.add_block(i * 256, 256, 240), some_zeros.add_block(i * 256, 256, 230);
   EXPECT_LT(encoded_bytes(BlockEncoding::kBitmap, few_zeros, 4), encoded_bytes(BlockEncoding::kBlocks, few_zeros, 4));
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, few_zeros, 4), BlockEncoding::kBlocks);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, some_zeros, 4), BlockEncoding::kBitmap);
   // A block whose sum cancelled cannot be carried by offsets.
   BatchShape cancelled = scattered;
-  cancelled.add_block(256, 0);
+  cancelled.add_block(10 * 256, 256, 0);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kAuto, cancelled, 4), BlockEncoding::kBitmap);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, cancelled, 4), BlockEncoding::kBitmap);
   EXPECT_EQ(choose_encoding(EncodingPolicy::kCoo, BatchShape{}, 4), BlockEncoding::kBlocks);  // an empty batch
@@ -119,15 +136,19 @@ TEST(EncodingPack, RoomFollowsTheNonZeros) {
     t[(b * block + b % block) * elem] = 1;  // one non-zero per block
   }
   const iovec values{t.data(), t.size()};
-  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16}) {
     UninitBytes packed;
     const Status st = pack_sparse(e, all, layout, elem, blocks, std::span<const iovec>(&values, 1), packed);
     ASSERT_TRUE(st.is_ok()) << st.message();
     BatchShape shape;
-    for (size_t b = 0; b < blocks; ++b) shape.add_block(block, 1);
+    for (size_t b = 0; b < blocks; ++b) shape.add_block(b * block, block, 1);
     EXPECT_EQ(sizeof(BatchHeader) + blocks * 8 * (e == BlockEncoding::kBitmap) + packed.size(),
               sizeof(BatchHeader) + encoded_bytes(e, shape, elem));
-    EXPECT_LE(packed.capacity(), encoded_bytes(e, shape, elem) + block * (4 + elem) + 64)
+    // 16-bit offsets are packed 32 bits wide, after the page counts, and narrowed in place.
+    const uint64_t packed_room = e == BlockEncoding::kCoo16
+                                     ? encoded_bytes(BlockEncoding::kCoo, shape, elem) + shape.pages() * 4
+                                     : encoded_bytes(e, shape, elem);
+    EXPECT_LE(packed.capacity(), packed_room + block * (4 + elem) + 64)
         << block_encoding_name(e) << ": room for every element would be " << t.size() << " bytes";
   }
 }
@@ -162,10 +183,11 @@ TEST(EncodingPack, TakenElementsPackToTheBytesOfTheTensor) {
                         taken.values.begin() + static_cast<std::ptrdiff_t>((at + counts[k]) * elem));
         }
         if (blocks.empty()) continue;
-        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16}) {
           const Built want = build(e, blocks, t, layout, elem, kEndOfStream);
           UninitBytes got;
-          pack_sparse_taken(e, blocks, batch_counts, layout, elem, positions.data(), values.data(), got);
+          ASSERT_TRUE(
+              pack_sparse_taken(e, blocks, batch_counts, layout, elem, positions.data(), values.data(), got).is_ok());
           const size_t head = sizeof(BatchHeader) + (e == BlockEncoding::kBitmap ? blocks.size() * 8 : 0);
           ASSERT_EQ(head + got.size(), want.payload.size()) << elem << " " << block << " " << fill;
           ASSERT_EQ(0, std::memcmp(got.data(), want.payload.data() + head, got.size()))
@@ -216,7 +238,7 @@ TEST(EncodingPack, PartlyTakenBlocksPackToTheBytesOfTheTensor) {
         const TakenBlocks held{std::span<const uint64_t>(taken.first.data() + from, n),
                                std::span<const uint32_t>(counts.data() + from, n), taken.positions.data(),
                                taken.values.data()};
-        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+        for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16}) {
           const Built want = build(e, blocks, t, layout, elem, kEndOfStream);
           UninitBytes got;
           ASSERT_TRUE(pack_sparse_partly_taken(e, blocks, layout, elem, nonzeros, held, pieces, got).is_ok());
@@ -239,7 +261,7 @@ TEST(EncodingPack, ACountThatDisagreesWithTheValuesIsAnInternalError) {
   for (size_t i = 0; i < 64; i += 2) t[i * elem] = 1;  // 32 non-zeros, 8 per block
   const std::vector<uint64_t> blocks{0, 1, 2, 3};
   const iovec values{t.data(), t.size()};
-  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16}) {
     UninitBytes packed;
     EXPECT_TRUE(pack_sparse(e, blocks, layout, elem, 32, std::span<const iovec>(&values, 1), packed).is_ok());
     for (uint64_t wrong : {0, 1, 31, 33}) {
@@ -331,6 +353,65 @@ TEST(EncodingDecode, RefusesMalformedOffsetsAtBlockSizeOne) {
   auto miscounted = coo;
   miscounted[0] = 3;                              // the header's block count
   EXPECT_TRUE(refused(miscounted));
+}
+
+// 16-bit offsets over several pages: a batch decodes to its blocks and
+// values, and a page count, page ends or offsets that disagree are refused.
+TEST(EncodingDecode, PagedOffsetsSpanPagesAndRefuseWhatDisagrees) {
+  const size_t elem = 4;
+  const BlockLayout layout(4 * kOffsetPageElements, 16);
+  const ShardMap one(layout.num_blocks(), 1, ShardLayout::kContiguous, 1);
+  std::vector<uint8_t> t(layout.count() * elem, 0);
+  const std::vector<uint64_t> elements{5, 70000, 140000, 140001, 200000};  // pages 0, 1, 2, 2, 3
+  std::vector<uint64_t> blocks;
+  for (uint64_t e : elements) {
+    const uint32_t v = 0x40000000u + static_cast<uint32_t>(e);
+    std::memcpy(t.data() + e * elem, &v, elem);
+    if (blocks.empty() || blocks.back() != e / 16) blocks.push_back(e / 16);
+  }
+  const Built built = build(BlockEncoding::kCoo16, blocks, t, layout, elem, kEndOfStream);
+  const std::vector<uint8_t>& coo16 = built.payload;
+  EXPECT_EQ(built.shape.pages(), 4u);
+  EXPECT_EQ(coo16.size(), sizeof(BatchHeader) + encoded_bytes(BlockEncoding::kCoo16, built.shape, elem));
+  BatchView view;
+  ASSERT_TRUE(decode_batch(coo16, layout, elem, one, 0, view).is_ok());
+  ASSERT_EQ(std::vector<uint64_t>(view.indices, view.indices + view.count), blocks);
+  for (uint32_t i = 0; i < view.count; ++i) {
+    std::vector<uint8_t> got(16 * elem);
+    view.write_block(i, 16, elem, got.data());
+    EXPECT_EQ(0, std::memcmp(got.data(), t.data() + blocks[i] * 16 * elem, got.size())) << "block " << blocks[i];
+  }
+  for (size_t k = 0; k < elements.size(); ++k) EXPECT_EQ(view.coo_base + view.coo_offsets[k], elements[k]);
+  // After the batch header: first (8), m (4), pages (4), 4 page ends, 5
+  // offsets of 16 bits, 6 bytes of padding, the values.
+  const size_t ends_at = sizeof(BatchHeader) + 16, lows_at = ends_at + 16, pad_at = lows_at + 10;
+  auto refused = [&](const std::vector<uint8_t>& p) { return !decode_batch(p, layout, elem, one, 0, view).is_ok(); };
+  auto set32 = [](std::vector<uint8_t> p, size_t at, uint32_t v) {
+    std::memcpy(p.data() + at, &v, 4);
+    return p;
+  };
+  EXPECT_TRUE(refused(set32(coo16, sizeof(BatchHeader) + 12, 0)));  // no pages
+  EXPECT_TRUE(refused(set32(coo16, sizeof(BatchHeader) + 12, 3)));  // a page short of the size
+  EXPECT_TRUE(refused(set32(coo16, ends_at + 12, 4)));              // the last page's end is not m
+  EXPECT_TRUE(refused(set32(coo16, ends_at + 4, 0)));               // ends go back
+  // Element 70000 counted in page 2 instead of 1 lands on another block.
+  EXPECT_TRUE(refused(set32(coo16, ends_at, 0)));
+  auto swapped = coo16;  // the two offsets of page 2 reversed
+  std::swap_ranges(swapped.begin() + lows_at + 4, swapped.begin() + lows_at + 6, swapped.begin() + lows_at + 6);
+  EXPECT_TRUE(refused(swapped));
+  auto padding = coo16;
+  padding[pad_at + 1] = 1;
+  EXPECT_TRUE(refused(padding));
+  // A fifth page the blocks do not span, in the padding's room (same size).
+  std::vector<uint8_t> extra_page(coo16.begin(), coo16.begin() + lows_at);
+  extra_page = set32(extra_page, sizeof(BatchHeader) + 12, 5);
+  const uint32_t m = 5;
+  extra_page.insert(extra_page.end(), reinterpret_cast<const uint8_t*>(&m), reinterpret_cast<const uint8_t*>(&m) + 4);
+  extra_page.insert(extra_page.end(), coo16.begin() + lows_at, coo16.begin() + pad_at);
+  extra_page.insert(extra_page.end(), 2, 0);
+  extra_page.insert(extra_page.end(), coo16.begin() + pad_at + 6, coo16.end());
+  ASSERT_EQ(extra_page.size(), coo16.size());
+  EXPECT_TRUE(refused(extra_page));
 }
 
 TEST(EncodingDecode, BitmapBitsPastAShortBlockAreRefused) {

@@ -27,7 +27,7 @@ inline BuiltBatch build_batch(BlockEncoding encoding, std::span<const uint64_t> 
   for (uint64_t blk : blocks) {
     const uint8_t* at = tensor + layout.block_begin(blk) * elem;
     values.push_back({const_cast<uint8_t*>(at), layout.block_length(blk) * elem});
-    b.shape.add_block(layout.block_length(blk), count_nonzero(at, layout.block_length(blk), elem));
+    b.shape.add_block(layout.block_begin(blk), layout.block_length(blk), count_nonzero(at, layout.block_length(blk), elem));
   }
   const BatchHeader h{static_cast<uint32_t>(blocks.size()), static_cast<uint32_t>(encoding), next};
   std::vector<iovec> iov;

@@ -128,7 +128,8 @@ inline Status deliver(WorkerBlockIo& io, int s, const BlockLayout& layout, const
     BatchShape shape;
     for (uint64_t b : batch) {
       values.push_back({const_cast<uint32_t*>(result.data() + layout.block_begin(b)), layout.block_length(b) * 4});
-      shape.add_block(layout.block_length(b), count_nonzero(result.data() + layout.block_begin(b), layout.block_length(b), 4));
+      shape.add_block(layout.block_begin(b), layout.block_length(b),
+                      count_nonzero(result.data() + layout.block_begin(b), layout.block_length(b), 4));
     }
     const BlockEncoding encoding = choose_encoding(policy, shape, 4);
     const uint64_t next = pos + n < indices.size() ? indices[pos + n] : kEndOfStream;

@@ -416,7 +416,7 @@ Reduced reduce_direct(std::vector<Stream> streams, const BlockLayout& layout, bo
         const uint64_t b = out.indices[i];
         zero_gap(b);
         written_to = b + 1;
-        r.shape.add_block(layout.block_length(b), out.estimated_counts[i]);
+        r.shape.add_block(layout.block_begin(b), layout.block_length(b), out.estimated_counts[i]);
       }
     }
     if (progress == ShardAggregator::Progress::kDone) break;

@@ -61,6 +61,7 @@ const char* block_encoding_name(BlockEncoding e) {
     case BlockEncoding::kBlocks: return "blocks";
     case BlockEncoding::kBitmap: return "bitmap";
     case BlockEncoding::kCoo: return "coo";
+    case BlockEncoding::kCoo16: return "coo16";
   }
   return "?";
 }
@@ -70,17 +71,24 @@ uint64_t encoded_bytes(BlockEncoding e, const BatchShape& s, size_t elem_size) {
     case BlockEncoding::kBlocks: return s.blocks * 8 + s.elements * elem_size;
     case BlockEncoding::kBitmap: return s.blocks * 8 + pad8(s.bitmap_bytes) + s.nonzeros * elem_size;
     case BlockEncoding::kCoo: return 16 + pad8(s.nonzeros * 4) + s.nonzeros * elem_size;
+    case BlockEncoding::kCoo16: return 16 + pad8(s.pages() * 4 + s.nonzeros * 2) + s.nonzeros * elem_size;
   }
   return 0;
 }
 
 BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem_size) {
   if (s.blocks == 0) return BlockEncoding::kBlocks;  // a header alone
-  const bool coo_fits = !s.empty_block;
+  // Offsets are 32 bits from the first element (pages of 16 bits each too).
+  const bool coo_fits = !s.empty_block && s.span_end - s.span_begin <= (uint64_t{1} << 32);
+  const auto narrower_offsets = [&] {
+    return encoded_bytes(BlockEncoding::kCoo16, s, elem_size) < encoded_bytes(BlockEncoding::kCoo, s, elem_size)
+               ? BlockEncoding::kCoo16
+               : BlockEncoding::kCoo;
+  };
   switch (p) {
     case EncodingPolicy::kBlocks: return BlockEncoding::kBlocks;
     case EncodingPolicy::kBitmap: return BlockEncoding::kBitmap;
-    case EncodingPolicy::kCoo: return coo_fits ? BlockEncoding::kCoo : BlockEncoding::kBitmap;
+    case EncodingPolicy::kCoo: return coo_fits ? narrower_offsets() : BlockEncoding::kBitmap;
     case EncodingPolicy::kAuto: break;
   }
   // A sparse encoding costs the sender a pass to pack and the receiver one
@@ -91,8 +99,8 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
   const uint64_t worth_taking = blocks_bytes - blocks_bytes / kSparseSavingDivisor;
   BlockEncoding best = BlockEncoding::kBlocks;
   uint64_t best_bytes = ~uint64_t{0};
-  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo}) {  // ties go to the bitmap
-    if (e == BlockEncoding::kCoo && !coo_fits) continue;
+  for (BlockEncoding e : {BlockEncoding::kBitmap, BlockEncoding::kCoo, BlockEncoding::kCoo16}) {  // ties: the first
+    if (lists_offsets(e) && !coo_fits) continue;
     const uint64_t bytes = encoded_bytes(e, s, elem_size);
     if (bytes <= worth_taking && bytes < best_bytes) {
       best = e;
@@ -139,17 +147,51 @@ void pack_block(bool bitmap, const uint8_t* src, size_t len, uint8_t* map, uint3
     pack_block<T, false>(src, len, map, offs, base, vals);
 }
 
-// The offsets encoding's head (the first block, the count, the padding after
-// the offsets) into `out`, which has room for it; returns where the values go.
-uint64_t write_offsets_head(std::span<const uint64_t> blocks, uint64_t nonzeros, UninitBytes& out) {
+// The blocks' page count for the 16-bit offsets.
+uint64_t pages_of(std::span<const uint64_t> blocks, const BlockLayout& layout) {
+  if (blocks.empty()) return 0;
+  return offset_pages(layout.block_begin(blocks.back()) + layout.block_length(blocks.back()) -
+                      layout.block_begin(blocks.front()));
+}
+
+// Where an offsets encoding's packer writes its uint32 offsets: after the
+// head, and for 16-bit offsets after the page counts too, so that
+// finish_offsets narrows them in place, front to back.
+uint64_t offsets_at(BlockEncoding e, uint64_t pages) { return 16 + (e == BlockEncoding::kCoo16 ? 4 * pages : 0); }
+
+// Completes an offsets batch in `out` whose `m` uint32 offsets are at
+// offsets_at: the head (the first block, m, and for 16-bit offsets the page
+// count), for 16-bit offsets the pages' cumulative counts and the offsets
+// narrowed, and the zero padding. `packed_at` is where the values go.
+Status finish_offsets(BlockEncoding e, std::span<const uint64_t> blocks, uint64_t pages, uint64_t nonzeros,
+                      UninitBytes& out, uint64_t& packed_at) {
   const uint64_t first = blocks.empty() ? 0 : blocks.front();
   const auto m = static_cast<uint32_t>(nonzeros);
+  const uint32_t head_word = e == BlockEncoding::kCoo16 ? static_cast<uint32_t>(pages) : 0;
   std::memcpy(out.data(), &first, 8);
   std::memcpy(out.data() + 8, &m, 4);
-  std::memset(out.data() + 12, 0, 4);  // reserved
-  const uint64_t packed_at = 16 + pad8(nonzeros * 4);
-  std::memset(out.data() + 16 + nonzeros * 4, 0, packed_at - 16 - nonzeros * 4);
-  return packed_at;
+  std::memcpy(out.data() + 12, &head_word, 4);
+  uint64_t listed = nonzeros * 4;  // bytes after the head before the padding
+  if (e == BlockEncoding::kCoo16) {
+    uint8_t* const ends = out.data() + 16;
+    uint8_t* const offs = out.data() + offsets_at(e, pages);
+    uint64_t page = 0;
+    for (uint32_t k = 0; k < m; ++k) {
+      uint32_t off;
+      std::memcpy(&off, offs + uint64_t{k} * 4, 4);
+      const uint64_t in = off / kOffsetPageElements;
+      if (in >= pages)
+        return internal_error("omni: an offset of a batch lies past its blocks' " + std::to_string(pages) + " pages");
+      for (; page < in; ++page) std::memcpy(ends + page * 4, &k, 4);
+      const auto low = static_cast<uint16_t>(off % kOffsetPageElements);
+      std::memcpy(offs + uint64_t{k} * 2, &low, 2);  // at or before the offset just read
+    }
+    for (; page < pages; ++page) std::memcpy(ends + page * 4, &m, 4);
+    listed = pages * 4 + nonzeros * 2;
+  }
+  std::memset(out.data() + 16 + listed, 0, pad8(listed) - listed);
+  packed_at = 16 + pad8(listed);
+  return Status::ok();
 }
 
 }  // namespace
@@ -166,19 +208,20 @@ Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
     longest = std::max<uint64_t>(longest, layout.block_length(b));
   }
   const bool bitmap = e == BlockEncoding::kBitmap;
+  const uint64_t pages = bitmap ? 0 : pages_of(blocks, layout);
   // Room for the counted non-zeros and one more block: a block writes at
   // most its length past the last non-zero, so a count that was short is
   // caught after the block that overran it, inside the room.
   const uint64_t room = nonzeros + longest;
-  const uint64_t values_at = bitmap ? pad8(map_bytes) : 16 + pad8(room * 4);
+  const uint64_t values_at = bitmap ? pad8(map_bytes) : offsets_at(e, pages) + pad8(room * 4);
   out.resize(values_at + room * elem_size);
-  // The bitmap is or-ed into; the offsets are written whole (the header and
-  // the padding after them are filled in at the end).
+  // The bitmap is or-ed into; the offsets are written whole (the head, and
+  // the padding after them, are filled in at the end).
   if (bitmap) std::memset(out.data(), 0, values_at);
   uint8_t* const values_begin = out.data() + values_at;
   uint8_t* vals = values_begin;
   uint8_t* map = bitmap ? out.data() : nullptr;
-  auto* offsets = bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + 16);
+  auto* offsets = bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + offsets_at(e, pages));
   uint32_t* offs = offsets;
   const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
   const auto found = [&] { return static_cast<uint64_t>(vals - values_begin) / elem_size; };
@@ -214,7 +257,8 @@ Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
     return Status::ok();
   }
   // Offsets: the values move down next to the offsets.
-  const uint64_t packed_at = write_offsets_head(blocks, nonzeros, out);
+  uint64_t packed_at = 0;
+  OMNIB_RETURN_IF_ERROR(finish_offsets(e, blocks, pages, nonzeros, out, packed_at));
   std::memmove(out.data() + packed_at, values_begin, nonzeros * elem_size);
   out.resize(packed_at + nonzeros * elem_size);
   return Status::ok();
@@ -233,7 +277,7 @@ Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> block
   return pack_blocks(e, blocks, layout, elem_size, nonzeros, &taken, values, out);
 }
 
-void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
+Status pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
                        const BlockLayout& layout, size_t elem_size, const uint32_t* positions, const uint8_t* values,
                        UninitBytes& out) {
   uint64_t nonzeros = 0, map_bytes = 0;
@@ -253,18 +297,23 @@ void pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::s
       map += (layout.block_length(blocks[i]) + 7) / 8;
     }
     std::memcpy(out.data() + pad8(map_bytes), values, value_bytes);
-    return;
+    return Status::ok();
   }
-  out.resize(16 + pad8(nonzeros * 4) + value_bytes);
-  const uint64_t packed_at = write_offsets_head(blocks, nonzeros, out);
+  const uint64_t pages = pages_of(blocks, layout);
+  // The uint32 offsets and then the values' room: narrowing moves nothing up.
+  out.resize(offsets_at(e, pages) + pad8(nonzeros * 4) + value_bytes);
   const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
-  auto* offs = reinterpret_cast<uint32_t*>(out.data() + 16);
+  auto* offs = reinterpret_cast<uint32_t*>(out.data() + offsets_at(e, pages));
   const uint32_t* pos = positions;
   for (size_t i = 0; i < blocks.size(); ++i) {
     list_taken(offs, layout.block_begin(blocks[i]) - base, pos, counts[i]);
     pos += counts[i];
   }
+  uint64_t packed_at = 0;
+  OMNIB_RETURN_IF_ERROR(finish_offsets(e, blocks, pages, nonzeros, out, packed_at));
   std::memcpy(out.data() + packed_at, values, value_bytes);
+  out.resize(packed_at + value_bytes);
+  return Status::ok();
 }
 
 }  // namespace omnib

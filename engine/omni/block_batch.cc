@@ -151,29 +151,11 @@ Status decode_element_blocks(const uint8_t* offsets, uint32_t m, const BatchHead
   return Status::ok();
 }
 
-Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
-                      size_t elem_size, BatchView& out) {
-  if (payload.size() < sizeof(BatchHeader) + 16) return unavailable_error("offsets batch shorter than its counts");
-  const uint8_t* p = payload.data() + sizeof(BatchHeader);
-  uint64_t first_block;
-  uint32_t m, zero;
-  std::memcpy(&first_block, p, 8);
-  std::memcpy(&m, p + 8, 4);
-  std::memcpy(&zero, p + 12, 4);
-  const uint64_t offsets_bytes = pad8(uint64_t{m} * 4);
-  const uint64_t want = sizeof(BatchHeader) + 16 + offsets_bytes + uint64_t{m} * elem_size;
-  if (zero != 0) return unavailable_error("offsets batch reserved field is not zero");
-  if (payload.size() != want) return size_mismatch(payload.size(), want);
-  if (first_block >= layout.num_blocks()) return unavailable_error("offsets batch starts past the tensor");
-  if (!all_zero(p + 16 + uint64_t{m} * 4, offsets_bytes - uint64_t{m} * 4))
-    return unavailable_error("offsets batch padding is not zero");
+// decode_offsets past its head, at block sizes above 1.
+Status decode_spread_offsets(const uint8_t* offsets, uint32_t m, const BatchHeader& h, const BlockLayout& layout,
+                             uint64_t first_block, BatchView& out) {
   const uint64_t base = layout.block_begin(first_block);
   const uint64_t block_size = layout.block_size();
-  out.values = p + 16 + offsets_bytes;
-  const bool aligned = reinterpret_cast<uintptr_t>(p + 16) % alignof(uint32_t) == 0;
-  out.coo_offsets = aligned ? reinterpret_cast<const uint32_t*>(p + 16) : nullptr;
-  out.coo_base = base;
-  if (block_size == 1) return decode_element_blocks(p + 16, m, h, layout, first_block, out);
   out.derived_indices.clear();
   out.first.clear();
   out.positions.resize(m);
@@ -183,7 +165,7 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
   uint64_t block = 0, block_begin = 0, block_end = 0;
   for (uint32_t k = 0; k < m; ++k) {
     uint32_t off;
-    std::memcpy(&off, p + 16 + uint64_t{k} * 4, 4);
+    std::memcpy(&off, offsets + uint64_t{k} * 4, 4);
     const uint64_t element = base + off;
     if (element >= layout.count() || (k > 0 && element <= previous)) return offsets_out_of_order(element);
     previous = element;
@@ -200,6 +182,72 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
   if (out.derived_indices.size() != h.count || (m > 0 && out.derived_indices.front() != first_block))
     return offsets_miscounted(h, first_block, out.derived_indices.size());
   out.indices = out.derived_indices.data();
+  return Status::ok();
+}
+
+// The 16-bit offsets of a kCoo16 batch widened into `wide` (`pages`
+// cumulative counts at `ends`, then m offsets within their pages at `lows`).
+Status widen_paged_offsets(const uint8_t* ends, uint32_t pages, const uint8_t* lows, uint32_t m,
+                           std::vector<uint32_t>& wide) {
+  wide.resize(m);
+  uint32_t k = 0;
+  for (uint32_t page = 0; page < pages; ++page) {
+    uint32_t end;
+    std::memcpy(&end, ends + uint64_t{page} * 4, 4);
+    if (end < k || end > m) return unavailable_error("offsets batch page counts do not add up to its offsets");
+    const uint32_t high = page * static_cast<uint32_t>(kOffsetPageElements);
+    for (; k < end; ++k) {
+      uint16_t low;
+      std::memcpy(&low, lows + uint64_t{k} * 2, 2);
+      wide[k] = high | low;
+    }
+  }
+  if (k != m) return unavailable_error("offsets batch page counts do not add up to its offsets");
+  return Status::ok();
+}
+
+Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, const BlockLayout& layout,
+                      size_t elem_size, BatchView& out) {
+  if (payload.size() < sizeof(BatchHeader) + 16) return unavailable_error("offsets batch shorter than its counts");
+  const uint8_t* p = payload.data() + sizeof(BatchHeader);
+  const bool paged = h.encoding == static_cast<uint32_t>(BlockEncoding::kCoo16);
+  uint64_t first_block;
+  uint32_t m, word;  // word: the page count (16-bit offsets), else reserved
+  std::memcpy(&first_block, p, 8);
+  std::memcpy(&m, p + 8, 4);
+  std::memcpy(&word, p + 12, 4);
+  const uint32_t pages = paged ? word : 0;
+  // Bytes after the head up to the padding: page counts and offsets.
+  const uint64_t listed = paged ? uint64_t{pages} * 4 + uint64_t{m} * 2 : uint64_t{m} * 4;
+  const uint64_t want = sizeof(BatchHeader) + 16 + pad8(listed) + uint64_t{m} * elem_size;
+  if (!paged && word != 0) return unavailable_error("offsets batch reserved field is not zero");
+  if (paged && (pages == 0 || pages > (uint64_t{1} << 32) / kOffsetPageElements))
+    return unavailable_error("offsets batch announces " + std::to_string(pages) + " pages");
+  if (payload.size() != want) return size_mismatch(payload.size(), want);
+  if (first_block >= layout.num_blocks()) return unavailable_error("offsets batch starts past the tensor");
+  if (!all_zero(p + 16 + listed, pad8(listed) - listed)) return unavailable_error("offsets batch padding is not zero");
+  out.values = p + 16 + pad8(listed);
+  const uint8_t* offsets = p + 16;
+  if (paged) {
+    OMNIB_RETURN_IF_ERROR(widen_paged_offsets(p + 16, pages, p + 16 + uint64_t{pages} * 4, m, out.derived_offsets));
+    offsets = reinterpret_cast<const uint8_t*>(out.derived_offsets.data());
+  }
+  const bool aligned = reinterpret_cast<uintptr_t>(offsets) % alignof(uint32_t) == 0;
+  out.coo_offsets = aligned ? reinterpret_cast<const uint32_t*>(offsets) : nullptr;
+  const uint64_t base = layout.block_begin(first_block);
+  const uint64_t block_size = layout.block_size();
+  out.coo_base = base;
+  if (block_size == 1) {
+    OMNIB_RETURN_IF_ERROR(decode_element_blocks(offsets, m, h, layout, first_block, out));
+  } else {
+    OMNIB_RETURN_IF_ERROR(decode_spread_offsets(offsets, m, h, layout, first_block, out));
+  }
+  // The pages are those of the blocks' span, as the sender counts them.
+  const uint64_t last = out.indices[h.count - 1];
+  const uint64_t spanned = offset_pages(layout.block_begin(last) + layout.block_length(last) - base);
+  if (paged && pages != spanned)
+    return unavailable_error("offsets batch announces " + std::to_string(pages) + " pages for blocks spanning " +
+                             std::to_string(spanned));
   return Status::ok();
 }
 
@@ -263,7 +311,8 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
       OMNIB_RETURN_IF_ERROR(decode_bitmap(payload, h, layout, elem_size, out));
       break;
     case static_cast<uint32_t>(BlockEncoding::kCoo):
-      out.encoding = BlockEncoding::kCoo;
+    case static_cast<uint32_t>(BlockEncoding::kCoo16):
+      out.encoding = static_cast<BlockEncoding>(h.encoding);
       if (h.count == 0) return unavailable_error("an empty batch must use the blocks encoding");
       OMNIB_RETURN_IF_ERROR(decode_offsets(payload, h, layout, elem_size, out));
       break;
@@ -298,7 +347,7 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
 void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, std::vector<iovec>& out) {
   out.clear();
   out.push_back({const_cast<BatchHeader*>(&header), sizeof(BatchHeader)});
-  if (header.encoding != static_cast<uint32_t>(BlockEncoding::kCoo) && !indices.empty())
+  if (!lists_offsets(static_cast<BlockEncoding>(header.encoding)) && !indices.empty())
     out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
 }
 

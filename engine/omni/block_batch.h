@@ -5,6 +5,9 @@
 //     bitmap:  uint64 index[count] | a bitmap per block (ceil(len/8) bytes), padded to 8 | the non-zero values
 //     offsets: uint64 first block | uint32 m | uint32 0 | uint32 offset[m] from the first block's
 //              first element, padded to 8 | the m values
+//     offsets16: uint64 first block | uint32 m | uint32 pages | uint32 end[pages] (the offsets
+//              below each page's end, cumulative) | uint16 offset[m] within its page, padded
+//              to 8 | the m values (an offset is page * 65536 + its 16 bits)
 //
 // Every block is block_size elements except the tensor's last, which may be
 // short. `next` is the look-ahead: the index of the sender's first block in
@@ -48,8 +51,10 @@ struct BatchView {
   std::vector<uint32_t> first;
   std::vector<uint32_t> positions;
   std::vector<uint64_t> derived_indices;  // offsets: the blocks, found from the offsets
+  std::vector<uint32_t> derived_offsets;  // 16-bit offsets, widened to 32
   // Offsets: element k is element coo_base + coo_offsets[k] of the tensor
-  // (into the payload; null where the payload leaves them unaligned).
+  // (into the payload, or derived_offsets for 16-bit offsets; null where
+  // the payload leaves 32-bit offsets unaligned).
   const uint32_t* coo_offsets = nullptr;
   uint64_t coo_base = 0;
 

@@ -277,16 +277,18 @@ Status OmniCollective::send_round(bool& moved) {
       if (entry == nullptr) continue;  // a slower destination still sends what held its slot
       if (!entry->encoded) {
         BatchShape shape;
-        for (size_t i = 0; i < n; ++i) shape.add_block(layout_.block_length(batch[i]), stream.nonzeros[ss.sent + i]);
+        for (size_t i = 0; i < n; ++i)
+          shape.add_block(layout_.block_begin(batch[i]), layout_.block_length(batch[i]), stream.nonzeros[ss.sent + i]);
         entry->encoding = choose_encoding(encoding_, shape, elem_size_);
         if (entry->encoding != BlockEncoding::kBlocks) {
           trace::Span pack("pack", trace::Kind::kCompute, {.shard = s, .blocks = n});
           const std::span<const uint64_t> firsts(stream.taken.first.data() + ss.sent, n);
           if (std::find(firsts.begin(), firsts.end(), FoundElements::kNotTaken) == firsts.end()) {
             const uint64_t at = n > 0 ? firsts[0] : 0;
-            pack_sparse_taken(entry->encoding, batch, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
-                              layout_, elem_size_, stream.taken.positions.data() + at,
-                              stream.taken.values.data() + at * elem_size_, entry->bytes);
+            OMNIB_RETURN_IF_ERROR(pack_sparse_taken(
+                entry->encoding, batch, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n), layout_,
+                elem_size_, stream.taken.positions.data() + at, stream.taken.values.data() + at * elem_size_,
+                entry->bytes));
           } else {
             whole_values();
             const TakenBlocks taken{firsts, std::span<const uint32_t>(stream.nonzeros.data() + ss.sent, n),
@@ -645,7 +647,7 @@ BatchShape OmniCollective::result_shape(const ResultBatch& batch, const uint8_t*
       nonzeros = estimate && batch.estimated_counts[i] != ResultBatch::kUncounted
                      ? batch.estimated_counts[i]
                      : count_nonzero(at, len, elem_size_);
-    shape.add_block(len, nonzeros);
+    shape.add_block(layout_.block_begin(b), len, nonzeros);
     at += len * elem_size_;
   }
   return shape;

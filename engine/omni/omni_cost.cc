@@ -57,6 +57,7 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
     shape.elements = shape.blocks * c.block_size;
     shape.nonzeros = static_cast<uint64_t>(std::llround(static_cast<double>(shape.elements) * fill));
     shape.bitmap_bytes = shape.blocks * ((c.block_size + 7) / 8);
+    shape.span_end = shape.blocks > 0 ? static_cast<uint64_t>(c.count) : 0;  // at most the tensor's pages
     const double weight = blocks * static_cast<double>(BatchCut::block_weight(
                                        policy, c.block_size, std::llround(c.block_size * fill), c.elem_size));
     const double per_piece =
@@ -133,7 +134,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
       }
       const uint64_t nonzeros =
           policy == EncodingPolicy::kBlocks ? 0 : c.support->elements(w, layout.block_begin(b), block_end(b));
-      open[s].add_block(layout.block_length(b), nonzeros);
+      open[s].add_block(layout.block_begin(b), layout.block_length(b), nonzeros);
       weight[s] += BatchCut::block_weight(policy, layout.block_length(b), nonzeros, c.elem_size);
       last[s] = b;
     }
@@ -165,7 +166,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
         // A result block is the sum of the tensors.
         const uint64_t nonzeros =
             policy == EncodingPolicy::kBlocks ? 0 : c.support->sum_elements(layout.block_begin(b), block_end(b));
-        batch.add_block(layout.block_length(b), nonzeros);
+        batch.add_block(layout.block_begin(b), layout.block_length(b), nonzeros);
         batch_weight += BatchCut::block_weight(policy, layout.block_length(b), nonzeros, c.elem_size);
       }
     });

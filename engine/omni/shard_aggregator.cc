@@ -19,8 +19,9 @@ constexpr uint64_t kRangeChunkElements = 16384;
 // its elements are added.
 constexpr uint64_t kCacheLine = 64;
 
-// A range sums a batch's elements from its offsets, read in place.
-bool offsets_in_place(const BatchView& v) { return v.encoding == BlockEncoding::kCoo && v.coo_offsets != nullptr; }
+// A range sums a batch's elements from its offsets (read in place, or widened
+// from 16 bits by the decoder).
+bool offsets_in_place(const BatchView& v) { return lists_offsets(v.encoding) && v.coo_offsets != nullptr; }
 
 }  // namespace
 
@@ -131,6 +132,17 @@ void ShardAggregator::range_result_shapes(uint64_t t, uint64_t end, std::vector<
     }
     return n;
   };
+  // The union's last block in [from, to), which holds from.
+  auto last_union_block = [&](uint64_t from, uint64_t to) {
+    for (uint64_t r = to - t; r > from - t;) {
+      const uint64_t word_begin = std::max(from - t, (r - 1) / 64 * 64);
+      uint64_t word = range_marks_[word_begin / 64] >> (word_begin % 64);
+      if (r - word_begin < 64) word &= (uint64_t{1} << (r - word_begin)) - 1;
+      if (word != 0) return t + word_begin + 63 - static_cast<uint64_t>(std::countl_zero(word));
+      r = word_begin;
+    }
+    return from;
+  };
   const uint64_t last = layout_.num_blocks() - 1;
   const bool last_held = end > last && (range_marks_[(last - t) / 64] >> ((last - t) % 64) & 1) != 0;
   // The ranges the holders' blocks alone would cut: one from block s runs
@@ -158,6 +170,9 @@ void ShardAggregator::range_result_shapes(uint64_t t, uint64_t end, std::vector<
     BatchShape shape;
     shape.blocks = union_blocks(s, e);
     shape.elements = shape.blocks * layout_.block_size();
+    // The 16-bit offsets' pages: from block s (held) to the union's last block before e.
+    shape.span_begin = layout_.block_begin(s);
+    shape.span_end = shape.span_begin + (last_union_block(s, e) - s + 1) * layout_.block_size();
     shape.bitmap_bytes = shape.blocks * ((layout_.block_size() + 7) / 8);
     // Only the tensor's last block may be short.
     if (last_held && e > last) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "engine/omni/batch_encoding.h"
+
 namespace omnib {
 namespace {
 
@@ -79,7 +81,8 @@ uint64_t BatchCut::groups_in(uint64_t pieces) {
 uint64_t BatchCut::block_weight(EncodingPolicy policy, uint64_t length, uint64_t nonzeros, size_t elem_size) {
   const uint64_t whole = length * elem_size;
   const uint64_t bitmap = (length + 7) / 8 + nonzeros * elem_size;
-  const uint64_t offsets = nonzeros * (4 + elem_size);
+  // 16-bit offsets, and a 4-byte count per page of them.
+  const uint64_t offsets = nonzeros * (2 + elem_size) + length * 4 / kOffsetPageElements;
   switch (policy) {
     case EncodingPolicy::kBlocks: return whole;
     case EncodingPolicy::kBitmap: return bitmap;

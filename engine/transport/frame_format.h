@@ -11,7 +11,8 @@ namespace omnib::wire {
 constexpr uint32_t kMagic = 0x424e4d4f;  // "OMNB" as bytes on the wire
 // 2: links open with a challenge and an authenticated hello.
 // 3: TCP links carry credits (kCredit).
-constexpr uint16_t kVersion = 3;
+// 4: block batches may list 16-bit offsets (encoding 3, offsets16).
+constexpr uint16_t kVersion = 4;
 // Upper bound for one frame's payload; a header announcing more is rejected
 // before any allocation, so a corrupt or hostile peer cannot exhaust memory.
 constexpr uint64_t kMaxPayload = uint64_t{1} << 30;

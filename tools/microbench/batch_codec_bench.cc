@@ -133,9 +133,9 @@ void BM_PackSparse(benchmark::State& state) {
       const auto firsts = taken.first.begin() + static_cast<std::ptrdiff_t>(at);
       const auto firsts_end = firsts + static_cast<std::ptrdiff_t>(n);
       if (from_taken && std::find(firsts, firsts_end, FoundElements::kNotTaken) == firsts_end) {
-        pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
-                          sizeof(float), taken.positions.data() + *firsts,
-                          taken.values.data() + *firsts * sizeof(float), packed);
+        (void)pack_sparse_taken(encoding, blocks, std::span<const uint32_t>(s.nonzeros.data() + at, n), f.layout,
+                                sizeof(float), taken.positions.data() + *firsts,
+                                taken.values.data() + *firsts * sizeof(float), packed);
       } else if (from_taken) {
         iov.clear();
         f.io->value_iovecs(blocks, iov);
@@ -204,7 +204,10 @@ void scan_args(benchmark::internal::Benchmark* b) {
 }
 void pack_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"block", "permille", "encoding", "taken"})
-      ->ArgsProduct({{16, 256}, {1, 10, 50}, {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}, {0, 1}})
+      ->ArgsProduct({{16, 256},
+                     {1, 10, 50},
+                     {int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo), int64_t(BlockEncoding::kCoo16)},
+                     {0, 1}})
       ->Unit(benchmark::kMicrosecond);
 }
 
@@ -216,7 +219,8 @@ BENCHMARK(BM_DecodeAndStore)
     ->ArgNames({"block", "permille", "encoding"})
     ->ArgsProduct({{1, 16, 256},
                    {1, 10, 50},
-                   {int64_t(BlockEncoding::kBlocks), int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo)}})
+                   {int64_t(BlockEncoding::kBlocks), int64_t(BlockEncoding::kBitmap), int64_t(BlockEncoding::kCoo),
+                    int64_t(BlockEncoding::kCoo16)}})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
