@@ -466,9 +466,13 @@ TEST(ShardAggregatorRange, MatchesTheBlockByBlockReductionBitForBit) {
       ASSERT_EQ(joined.range_shapes.size(), range.range_shapes.size());
       for (size_t i = 0; i < range.range_shapes.size(); ++i) {
         const BatchShape &a = range.range_shapes[i], &b = joined.range_shapes[i];
-        ASSERT_EQ(std::make_tuple(a.blocks, a.elements, a.nonzeros, a.bitmap_bytes),
-                  std::make_tuple(b.blocks, b.elements, b.nonzeros, b.bitmap_bytes))
+        ASSERT_EQ(std::make_tuple(a.blocks, a.elements, a.nonzeros, a.bitmap_bytes, a.span_begin, a.span_end),
+                  std::make_tuple(b.blocks, b.elements, b.nonzeros, b.bitmap_bytes, b.span_begin, b.span_end))
             << "range " << i;
+        // The span runs from a block's start past every element of the range's blocks.
+        EXPECT_EQ(a.span_begin % block, 0u) << "range " << i;
+        EXPECT_GE(a.span_end - a.span_begin, a.elements) << "range " << i;
+        EXPECT_LE(a.span_end, layout.count()) << "range " << i;
       }
       EXPECT_EQ(range.shape.blocks, blocks.shape.blocks);
       EXPECT_EQ(range.shape.elements, blocks.shape.elements);

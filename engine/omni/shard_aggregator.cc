@@ -171,8 +171,9 @@ void ShardAggregator::range_result_shapes(uint64_t t, uint64_t end, std::vector<
     shape.blocks = union_blocks(s, e);
     shape.elements = shape.blocks * layout_.block_size();
     // The 16-bit offsets' pages: from block s (held) to the union's last block before e.
+    const uint64_t last_in_union = last_union_block(s, e);
     shape.span_begin = layout_.block_begin(s);
-    shape.span_end = shape.span_begin + (last_union_block(s, e) - s + 1) * layout_.block_size();
+    shape.span_end = layout_.block_begin(last_in_union) + layout_.block_length(last_in_union);
     shape.bitmap_bytes = shape.blocks * ((layout_.block_size() + 7) / 8);
     // Only the tensor's last block may be short.
     if (last_held && e > last) {

@@ -87,7 +87,10 @@ struct BatchCut {
   // How many groups `pieces` pieces make.
   static uint64_t groups_in(uint64_t pieces);
   // What a block of `length` elements, `nonzeros` of them non-zero, weighs
-  // under `policy` (`nonzeros` is not looked at under blocks).
+  // under `policy` (`nonzeros` is not looked at under blocks). Offsets weigh
+  // 16 bits each and their share of the page counts: the width a batch of
+  // more than a few non-zeros per page takes (a sparser one, sent 32 bits
+  // wide, runs up to (4 + e) / (2 + e) of its frame's weight).
   static uint64_t block_weight(EncodingPolicy policy, uint64_t length, uint64_t nonzeros, size_t elem_size);
   // Whether `block` opens a new batch after `last` (the batch's last block),
   // which weighs `held_weight`.
