@@ -278,8 +278,8 @@ Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> block
 }
 
 Status pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
-                       const BlockLayout& layout, size_t elem_size, const uint32_t* positions, const uint8_t* values,
-                       UninitBytes& out) {
+                         const BlockLayout& layout, size_t elem_size, const uint32_t* positions,
+                         const uint8_t* values, UninitBytes& out) {
   uint64_t nonzeros = 0, map_bytes = 0;
   for (size_t i = 0; i < blocks.size(); ++i) {
     nonzeros += counts[i];

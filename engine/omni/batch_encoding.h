@@ -123,7 +123,7 @@ Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> block
 // elements are next in `positions` (within the block) and `values`, from
 // the batch's first block on. No pass over the tensor.
 Status pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,
-                       const BlockLayout& layout, size_t elem_size, const uint32_t* positions, const uint8_t* values,
-                       UninitBytes& out);
+                         const BlockLayout& layout, size_t elem_size, const uint32_t* positions,
+                         const uint8_t* values, UninitBytes& out);
 
 }  // namespace omnib
