@@ -149,9 +149,7 @@ void pack_block(bool bitmap, const uint8_t* src, size_t len, uint8_t* map, uint3
 
 // The blocks' page count for the 16-bit offsets.
 uint64_t pages_of(std::span<const uint64_t> blocks, const BlockLayout& layout) {
-  if (blocks.empty()) return 0;
-  return offset_pages(layout.block_begin(blocks.back()) + layout.block_length(blocks.back()) -
-                      layout.block_begin(blocks.front()));
+  return blocks.empty() ? 0 : offset_pages(layout, blocks.front(), blocks.back());
 }
 
 // Where an offsets encoding's packer writes its uint32 offsets: after the

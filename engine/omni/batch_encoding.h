@@ -44,6 +44,10 @@ inline constexpr uint64_t kOffsetPageElements = uint64_t{1} << 16;
 inline uint64_t offset_pages(uint64_t span_elements) {
   return span_elements == 0 ? 0 : (span_elements - 1) / kOffsetPageElements + 1;
 }
+// The same for a batch whose first and last blocks are `first` and `last`.
+inline uint64_t offset_pages(const BlockLayout& layout, uint64_t first, uint64_t last) {
+  return offset_pages(layout.block_begin(last) + layout.block_length(last) - layout.block_begin(first));
+}
 
 // Whether an encoding lists element offsets (and so carries no block indices).
 inline bool lists_offsets(BlockEncoding e) { return e == BlockEncoding::kCoo || e == BlockEncoding::kCoo16; }

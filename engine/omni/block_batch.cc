@@ -243,8 +243,7 @@ Status decode_offsets(std::span<const uint8_t> payload, const BatchHeader& h, co
     OMNIB_RETURN_IF_ERROR(decode_spread_offsets(offsets, m, h, layout, first_block, out));
   }
   // The pages are those of the blocks' span, as the sender counts them.
-  const uint64_t last = out.indices[h.count - 1];
-  const uint64_t spanned = offset_pages(layout.block_begin(last) + layout.block_length(last) - base);
+  const uint64_t spanned = offset_pages(layout, first_block, out.indices[h.count - 1]);
   if (paged && pages != spanned)
     return unavailable_error("offsets batch announces " + std::to_string(pages) + " pages for blocks spanning " +
                              std::to_string(spanned));

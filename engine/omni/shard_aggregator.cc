@@ -19,9 +19,9 @@ constexpr uint64_t kRangeChunkElements = 16384;
 // its elements are added.
 constexpr uint64_t kCacheLine = 64;
 
-// A range sums a batch's elements from its offsets (read in place, or widened
-// from 16 bits by the decoder).
-bool offsets_in_place(const BatchView& v) { return lists_offsets(v.encoding) && v.coo_offsets != nullptr; }
+// A range sums a batch's elements by their 32-bit offsets: in the payload,
+// or widened from 16 bits by the decoder.
+bool has_wide_offsets(const BatchView& v) { return lists_offsets(v.encoding) && v.coo_offsets != nullptr; }
 
 }  // namespace
 
@@ -107,7 +107,7 @@ void ShardAggregator::consume_until(WorkerState& w, uint32_t cursor) {
 bool ShardAggregator::range_applies(uint64_t t, const uint8_t* sums_at) const {
   if (sums_at == nullptr || wide_ || elem_size_ != 4) return false;
   for (const WorkerState& w : workers_)
-    if (w.next == t && !offsets_in_place(w.pending.front().view)) return false;
+    if (w.next == t && !has_wide_offsets(w.pending.front().view)) return false;
   return true;
 }
 
@@ -196,7 +196,7 @@ void ShardAggregator::reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_a
   // of the aggregate lane.)
   auto joins = [t](const WorkerState& w) {
     if (w.next == t) return true;
-    return !w.pending.empty() && w.next != kEndOfStream && offsets_in_place(w.pending.front().view);
+    return !w.pending.empty() && w.next != kEndOfStream && has_wide_offsets(w.pending.front().view);
   };
   uint64_t end = layout_.num_blocks();
   for (const WorkerState& w : workers_)
