@@ -28,7 +28,7 @@ Status run_link_lane(Waker& waker, std::chrono::milliseconds timeout, std::atomi
       continue;
     }
     if (others_moved()) stall.moved();
-    trace::Span wait(s.waiting_for, trace::Kind::kWait);
+    trace::Span wait(s.waiting_for, trace::Kind::kWait, s.wait_args);
     if (waker.wait_since(mark, stall.deadline()) || !stall.expired()) continue;
     wait.end();
     if (others_moved()) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/status.h"
+#include "engine/trace/trace.h"
 #include "engine/transport/waker.h"
 
 namespace omnib {
@@ -42,6 +43,7 @@ struct LaneStep {
   // Names the trace span of the wait that follows a pass that moved
   // nothing (a string literal).
   const char* waiting_for = "wait frame";
+  trace::Args wait_args{};  // and its arguments (the shard that waits, say)
 };
 
 // Calls step() until it reports done. After a pass that moved nothing it

@@ -350,6 +350,15 @@ void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> in
     out.push_back({const_cast<uint64_t*>(indices.data()), indices.size() * sizeof(uint64_t)});
 }
 
+void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
+                  const UninitBytes* packed, std::vector<iovec>& out) {
+  batch_prefix_iovecs(header, blocks, out);
+  if (header.encoding == static_cast<uint32_t>(BlockEncoding::kBlocks))
+    out.insert(out.end(), values.begin(), values.end());
+  else if (packed != nullptr && !packed->empty())
+    out.push_back({const_cast<uint8_t*>(packed->data()), packed->size()});
+}
+
 uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes) {
   return sizeof(wire::FrameHeader) + sizeof(BatchHeader) + blocks * sizeof(uint64_t) + value_bytes;
 }

@@ -77,6 +77,11 @@ Status decode_batch(std::span<const uint8_t> payload, const BlockLayout& layout,
 // or what pack_sparse built. Everything must outlive the send.
 void batch_prefix_iovecs(const BatchHeader& header, std::span<const uint64_t> indices, std::vector<iovec>& out);
 
+// A whole batch's iovecs: the prefix, then `values` (whole blocks) or
+// `packed` (a sparse encoding), as the header says.
+void batch_iovecs(const BatchHeader& header, std::span<const uint64_t> blocks, std::span<const iovec> values,
+                  const UninitBytes* packed, std::vector<iovec>& out);
+
 // Bytes a batch of these blocks occupies on the wire, frame header included.
 uint64_t batch_wire_bytes(uint64_t blocks, uint64_t value_bytes);
 

@@ -18,6 +18,7 @@ struct StreamTuning {
   size_t recv_frames = 0;     // frames a receiving end holds before it stops reading
   size_t send_frames = 0;     // posted frames a sending end keeps unfinished
   size_t inflight_bytes = 0;  // bytes a link may have in flight to its receiver; 0: the transport's default
+  bool operator==(const StreamTuning&) const = default;
 };
 
 // Bytes a receiver keeps in flight over all its links: 4 ms at its link rate,
