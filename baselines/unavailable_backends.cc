@@ -4,7 +4,7 @@
 #include "baselines/gloo/gloo_catalog.h"
 #include "baselines/gloo/gloo_cost_model.h"
 #include "baselines/nccl/nccl_catalog.h"
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 #include "engine/build_features.h"
 
 namespace omnib {

@@ -1,5 +1,5 @@
 // Block compaction in one pass over the device tensor (contract:
-// engine/block_compaction.h). Every element is loaded once into registers;
+// engine/blocks/block_compaction.h). Every element is loaded once into registers;
 // the tile's non-zero blocks are ranked in shared memory, the tile's output
 // offset comes from the single-pass look-back scan (tile_prefix.cuh), and the
 // blocks and indices are written from the registers, in index order.

@@ -1,5 +1,5 @@
 // CUDA block compaction and scatter: host launchers of the kernels that
-// implement the contract of engine/block_compaction.h on device tensors.
+// implement the contract of engine/blocks/block_compaction.h on device tensors.
 // Plain C++ (no CUDA header needed), so the harness can include it; built
 // only when OMNIB_HAVE_CUDA_KERNELS is defined (library omnib_cuda).
 //
@@ -14,9 +14,9 @@
 #include <cstdint>
 
 #include "cuda/device_buffer.h"
-#include "engine/block_compaction.h"
-#include "engine/block_layout.h"
-#include "engine/status.h"
+#include "engine/blocks/block_compaction.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/base/status.h"
 
 namespace omnib::gpu {
 

@@ -1,4 +1,4 @@
-// Block scatter on the device (contract: engine/block_compaction.h), the
+// Block scatter on the device (contract: engine/blocks/block_compaction.h), the
 // inverse of compaction: packed result blocks go back to their places.
 //
 //  - kListedOnly: tiles run over the packed list; each element is read once

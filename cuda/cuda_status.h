@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib::gpu {
 

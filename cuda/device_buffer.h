@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 struct CUstream_st;  // what cudaStream_t points to
 

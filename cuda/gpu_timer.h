@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cuda/device_buffer.h"
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 struct CUevent_st;  // what cudaEvent_t points to
 

@@ -1,4 +1,4 @@
-// The sparse chunk reader (baselines/sparse_stream.cc ChunkReader): frame
+// The sparse chunk reader (baselines/common/sparse_stream.cc ChunkReader): frame
 // after frame of one stream, every chunk that passes lies inside the slice,
 // sparse indices increase across the whole stream, dense chunks tile it.
 //
@@ -7,7 +7,7 @@
 // tag's lowest bit picks the element size: 2 bytes (bf16, half) or 4.
 #include <vector>
 
-#include "baselines/sparse_stream.h"
+#include "baselines/common/sparse_stream.h"
 #include "fuzz/fuzz_input.h"
 
 using namespace omnib;

@@ -2,7 +2,7 @@
 // its own order, must place the same boundaries, and the regions must hold
 // equal shares of the non-zeros within the stated tolerance, on skewed
 // inputs too.
-#include "baselines/balanced_split.h"
+#include "baselines/common/balanced_split.h"
 
 #include <gtest/gtest.h>
 

@@ -6,15 +6,15 @@
 #include <set>
 #include <vector>
 
-#include "baselines/even_partition.h"
-#include "baselines/oktopk.h"
-#include "baselines/ring_allreduce.h"
-#include "baselines/ring_schedule.h"
-#include "baselines/sparcml_recdbl.h"
-#include "baselines/sparcml_split.h"
-#include "baselines/sparse_allgather.h"
-#include "baselines/sparse_cost.h"
-#include "engine/input_support.h"
+#include "baselines/common/even_partition.h"
+#include "baselines/sparse/oktopk.h"
+#include "baselines/dense/ring_allreduce.h"
+#include "baselines/common/ring_schedule.h"
+#include "baselines/sparse/sparcml_recdbl.h"
+#include "baselines/sparse/sparcml_split.h"
+#include "baselines/sparse/sparse_allgather.h"
+#include "baselines/common/sparse_cost.h"
+#include "engine/blocks/input_support.h"
 
 namespace omnib {
 namespace {
@@ -71,8 +71,8 @@ CostInputs inputs(int n, size_t count, double d, double u) {
   c.nodes = n;
   c.count = count;
   c.elem_size = 4;
-  c.element_density = d;
-  c.union_element_density = u;
+  c.stats.element_density = d;
+  c.stats.union_element_density = u;
   return c;
 }
 

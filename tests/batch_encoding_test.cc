@@ -9,7 +9,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/block_scan.h"
+#include "engine/blocks/block_scan.h"
 #include "engine/omni/block_batch.h"
 #include "tests/batch_payload.h"
 

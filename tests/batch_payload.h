@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/block_scan.h"
+#include "engine/blocks/block_scan.h"
 #include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
 

@@ -12,7 +12,7 @@
 
 #include "cuda/block_compaction.cuh"
 #include "cuda/device_buffer.h"
-#include "engine/block_compaction.h"
+#include "engine/blocks/block_compaction.h"
 #include "tests/block_compaction_inputs.h"
 
 namespace omnib {

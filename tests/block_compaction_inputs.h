@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 
 namespace omnib::test_inputs {
 

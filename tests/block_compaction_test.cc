@@ -1,6 +1,6 @@
 // The CPU reference of block compaction and scatter against a naive,
 // element-by-element model of the contract, on random block-sparse inputs.
-#include "engine/block_compaction.h"
+#include "engine/blocks/block_compaction.h"
 
 #include <gtest/gtest.h>
 

@@ -8,12 +8,12 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/block_compaction.h"
-#include "engine/block_scan.h"
+#include "engine/blocks/block_compaction.h"
+#include "engine/blocks/block_scan.h"
 #include "engine/omni/batch_encoding.h"
 #include "engine/omni/block_batch.h"
 #include "engine/omni/worker_block_io.h"
-#include "engine/shard_map.h"
+#include "engine/blocks/shard_map.h"
 #include "tests/block_compaction_inputs.h"
 
 namespace omnib::test_block_io {

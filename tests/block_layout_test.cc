@@ -1,4 +1,4 @@
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 
 #include <gtest/gtest.h>
 
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <random>
 
-#include "engine/block_scan.h"
-#include "engine/nonzero_mask.h"
+#include "engine/blocks/block_scan.h"
+#include "engine/blocks/nonzero_mask.h"
 
 namespace omnib {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 #include "tests/cli_runner.h"
 #include "tools/compare/metric_samples.h"
 #include "tools/report/result_record.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cuda/cuda_block_io.h"
+#include "engine/omni/cuda_block_io.h"
 #include "cuda/device_buffer.h"
 #include "tests/block_compaction_inputs.h"
 #include "tests/block_io_contract.h"

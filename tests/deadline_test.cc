@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "engine/bootstrap/tcp_store.h"
-#include "engine/transport/tcp_connection.h"
+#include "engine/transport/tcp/tcp_connection.h"
 #include "tests/store_peer.h"
 
 namespace omnib {

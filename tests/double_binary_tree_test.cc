@@ -1,7 +1,7 @@
 // The double binary tree of the `tree` baseline: two trees over the same
 // ranks, each a proper binary tree, built the way NCCL builds them
 // (src/graph/trees.cc), complementary in their leaves.
-#include "baselines/double_binary_tree.h"
+#include "baselines/common/double_binary_tree.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "engine/transport/fabric_wire.h"
+#include "engine/transport/fabric/fabric_wire.h"
 #include "tests/fabric_peer.h"
 #include "tests/store_peer.h"
 

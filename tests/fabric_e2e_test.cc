@@ -14,9 +14,10 @@
 #include <map>
 
 #include "engine/bootstrap/tcp_store.h"
-#include "engine/transport/fabric_device.h"
-#include "engine/transport/fabric_provider.h"
-#include "engine/transport/fabric_wire.h"
+#include "engine/links/open_transport.h"
+#include "engine/transport/fabric/fabric_device.h"
+#include "engine/transport/fabric/fabric_provider.h"
+#include "engine/transport/fabric/fabric_wire.h"
 #include "tests/cli_runner.h"
 #include "tests/e2e_fixture.h"
 #include "tests/fabric_peer.h"

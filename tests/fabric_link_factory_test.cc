@@ -11,9 +11,9 @@
 #include <future>
 
 #include "engine/bootstrap/tcp_store.h"
-#include "engine/transport/fabric_device.h"
-#include "engine/transport/fabric_wire.h"
-#include "engine/transport/link_factory.h"
+#include "engine/transport/fabric/fabric_device.h"
+#include "engine/transport/fabric/fabric_wire.h"
+#include "engine/links/link_factory.h"
 #include "tests/fabric_peer.h"
 #include "tests/store_peer.h"
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/transport/fabric_connection.h"
-#include "engine/transport/fabric_endpoint.h"
+#include "engine/transport/fabric/fabric_connection.h"
+#include "engine/transport/fabric/fabric_endpoint.h"
 
 namespace omnib::testing {
 

@@ -1,9 +1,9 @@
-// The fp32 <-> bf16 / half conversions (engine/float16.h) and the 16-bit
-// sums of engine/reduce_ops.h: every 16-bit value widens exactly, narrowing
+// The fp32 <-> bf16 / half conversions (engine/base/float16.h) and the 16-bit
+// sums of engine/blocks/reduce_ops.h: every 16-bit value widens exactly, narrowing
 // rounds to nearest even (checked against the compiler's own _Float16 for
 // half), and a pairwise 16-bit sum rounds each step while the widened sum
 // rounds once.
-#include "engine/float16.h"
+#include "engine/base/float16.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/reduce_ops.h"
+#include "engine/blocks/reduce_ops.h"
 #include "tools/measure/call_check.h"
 
 namespace omnib {

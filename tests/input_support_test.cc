@@ -1,6 +1,6 @@
 // InputSupport: range counts and unions over per-element bit sets, checked
 // against a plain count on random tensors, at word edges and partial ranges.
-#include "engine/input_support.h"
+#include "engine/blocks/input_support.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "engine/bootstrap/job_token.h"
+#include "engine/auth/job_token.h"
 #include "tools/launch_env.h"
 #include "tools/rank_rendezvous.h"
 

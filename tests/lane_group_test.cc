@@ -2,7 +2,7 @@
 // runs once per call, lane 0 on the calling thread (no wake-up to wait
 // for), a failure on any lane stops the others through on_failure, and lane
 // 0's trace spans keep a track of their own.
-#include "engine/lane_group.h"
+#include "engine/lanes/lane_group.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // A rank's threads must not grow with the job: the algorithms serve all
-// their links from a fixed number of lanes (baselines/mesh_lanes.h,
-// engine/link_lane.h), where a lane per peer would cost threads in
+// their links from a fixed number of lanes (baselines/common/mesh_lanes.h,
+// engine/lanes/link_lane.h), where a lane per peer would cost threads in
 // proportion to the ranks. Ranks run as separate processes, started the
 // way an external launcher would, so that one rank's threads can be counted
 // in /proc while it runs.

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "engine/bootstrap/tcp_store.h"
-#include "engine/transport/link_factory.h"
+#include "engine/links/link_factory.h"
 #include "tests/store_peer.h"
 
 namespace omnib {

@@ -1,7 +1,7 @@
 // The loop of a lane that serves many links: it must wake on an event, not
 // at its deadline; fail after the timeout when nothing moves; stay alive
 // while another lane of the rank moves; and pass a step's error on.
-#include "engine/link_lane.h"
+#include "engine/lanes/link_lane.h"
 
 #include <gtest/gtest.h>
 

@@ -1,14 +1,14 @@
 // oktopk's one-pass view of a rank's non-zeros must count and cut exactly
 // what a fresh pass over the tensor would, whether it kept its pair list
 // (sparse inputs) or not (dense ones).
-#include "baselines/local_nonzeros.h"
+#include "baselines/common/local_nonzeros.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
-#include "baselines/balanced_split.h"
+#include "baselines/common/balanced_split.h"
 
 namespace omnib {
 namespace {

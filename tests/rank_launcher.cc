@@ -7,7 +7,7 @@
 
 #include <thread>
 
-#include "engine/transport/socket_util.h"
+#include "engine/sockets/socket_util.h"
 
 namespace omnib::testing {
 namespace {

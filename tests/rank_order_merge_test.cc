@@ -1,7 +1,7 @@
 // The owner's sum of oktopk: streams from in-process links, summed with the
 // owner's own values in rank order, must equal the reference's rank-order
 // sum bit for bit even for values whose float sums depend on the order.
-#include "baselines/rank_order_merge.h"
+#include "baselines/common/rank_order_merge.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "baselines/sparse_vector.h"
-#include "engine/link_lane.h"
+#include "baselines/common/sparse_vector.h"
+#include "engine/lanes/link_lane.h"
 #include "engine/transport/local_connection.h"
 
 namespace omnib {

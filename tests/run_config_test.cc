@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "engine/links/open_transport.h"
 #include "tools/allreduce_options.h"
 #include "tools/run_plan.h"
 
@@ -113,15 +114,15 @@ TEST(RunConfig, SchemaFourRecordsTakeTheShardsRoute) {
   std::vector<std::string> defaulted;
   auto c = run_config_from_json(old, 4, &defaulted);
   ASSERT_TRUE(c.is_ok()) << c.status().message();
-  EXPECT_EQ(c.value().route, "shards");
+  EXPECT_EQ(c.value().route, RoutePolicy::kShards);
   EXPECT_EQ(defaulted, (std::vector<std::string>{"route"}));
   // From schema 5 on the field is required, and a file that names it keeps it.
   EXPECT_FALSE(run_config_from_json(old, 5, nullptr).is_ok());
   old["route"] = "direct";
   c = run_config_from_json(old, 4, nullptr);
   ASSERT_TRUE(c.is_ok());
-  EXPECT_EQ(c.value().route, "direct");
-  EXPECT_EQ(RunConfig{}.route, "auto");
+  EXPECT_EQ(c.value().route, RoutePolicy::kDirect);
+  EXPECT_EQ(RunConfig{}.route, RoutePolicy::kAuto);
 }
 
 // Schema 3 files predate the shard layout and the batch encoding: their runs
@@ -133,14 +134,14 @@ TEST(RunConfig, SchemaThreeRecordsTakeTheLayoutAndEncodingOfTheirTime) {
   std::vector<std::string> defaulted;
   auto c = run_config_from_json(old, 3, &defaulted);
   ASSERT_TRUE(c.is_ok()) << c.status().message();
-  EXPECT_EQ(c.value().shard_layout, "contiguous");
-  EXPECT_EQ(c.value().encoding, "blocks");
+  EXPECT_EQ(c.value().shard_layout, ShardLayout::kContiguous);
+  EXPECT_EQ(c.value().encoding, EncodingPolicy::kBlocks);
   EXPECT_EQ(defaulted, (std::vector<std::string>{"shard_layout", "encoding"}));
   // A schema 3 file that names its layout keeps it.
   old["shard_layout"] = "striped";
   c = run_config_from_json(old, 3, nullptr);
   ASSERT_TRUE(c.is_ok());
-  EXPECT_EQ(c.value().shard_layout, "striped");
+  EXPECT_EQ(c.value().shard_layout, ShardLayout::kStriped);
   EXPECT_FALSE(run_config_from_json(old, 4, nullptr).is_ok());
 }
 

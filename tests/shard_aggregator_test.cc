@@ -7,8 +7,8 @@
 #include <map>
 #include <random>
 
-#include "engine/block_scan.h"
-#include "engine/float16.h"
+#include "engine/blocks/block_scan.h"
+#include "engine/base/float16.h"
 #include "tests/batch_payload.h"
 
 namespace omnib {

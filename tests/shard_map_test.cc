@@ -1,6 +1,6 @@
 // ShardMap: owner, run_end, count, next_of and for_each_run must describe one and the
 // same partition of the blocks, for both layouts and awkward sizes.
-#include "engine/shard_map.h"
+#include "engine/blocks/shard_map.h"
 
 #include <gtest/gtest.h>
 

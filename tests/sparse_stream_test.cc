@@ -1,4 +1,4 @@
-#include "baselines/sparse_stream.h"
+#include "baselines/common/sparse_stream.h"
 
 #include <gtest/gtest.h>
 

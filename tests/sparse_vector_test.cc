@@ -1,11 +1,11 @@
-#include "baselines/sparse_vector.h"
+#include "baselines/common/sparse_vector.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "engine/float16.h"
+#include "engine/base/float16.h"
 
 namespace omnib {
 namespace {

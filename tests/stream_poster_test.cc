@@ -1,7 +1,7 @@
 // Posted streams must be the frames send_vector() sends, byte for byte
 // (the wire format and the byte counts do not depend on how a lane sends),
 // however often the send window fills.
-#include "baselines/stream_poster.h"
+#include "baselines/common/stream_poster.h"
 
 #include <gtest/gtest.h>
 

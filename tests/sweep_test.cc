@@ -79,9 +79,9 @@ TEST(SweepPlan, ElementTypesAndEncodingsAreAxes) {
   for (const auto& p : points) keys.insert(p.plan.config(0).key_text());
   EXPECT_EQ(keys.size(), 4u);
   EXPECT_EQ(points[1].plan.config(0).dtype, DType::kFloat32);
-  EXPECT_EQ(points[1].plan.config(0).encoding, "coo");
+  EXPECT_EQ(points[1].plan.config(0).encoding, EncodingPolicy::kCoo);
   EXPECT_EQ(points[2].plan.config(0).dtype, DType::kBFloat16);
-  EXPECT_EQ(points[2].plan.config(0).encoding, "blocks");
+  EXPECT_EQ(points[2].plan.config(0).encoding, EncodingPolicy::kBlocks);
   EXPECT_NE(points[3].description.find("bf16, encoding coo"), std::string::npos) << points[3].description;
 }
 

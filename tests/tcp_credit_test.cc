@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/transport/tcp_connection.h"
+#include "engine/transport/tcp/tcp_connection.h"
 #include "tests/tcp_pair.h"
 
 namespace omnib {

@@ -10,8 +10,8 @@
 #include <memory>
 #include <utility>
 
-#include "engine/transport/socket_util.h"
-#include "engine/transport/tcp_connection.h"
+#include "engine/sockets/socket_util.h"
+#include "engine/transport/tcp/tcp_connection.h"
 
 namespace omnib {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/transport/local_connection.h"
-#include "engine/transport/socket_util.h"
-#include "engine/transport/tcp_connection.h"
+#include "engine/sockets/socket_util.h"
+#include "engine/transport/tcp/tcp_connection.h"
 #include "tests/tcp_pair.h"
 
 namespace omnib {

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 #include "tests/cli_runner.h"
 #include "tests/npy_test_files.h"
 #include "tools/allreduce_options.h"

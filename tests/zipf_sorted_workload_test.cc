@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 #include "tests/cli_runner.h"
 #include "tools/workloads/workload_choice.h"
 #include "tools/workloads/zipf_workload.h"

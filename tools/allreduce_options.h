@@ -9,8 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/block_layout.h"
-#include "engine/tensor.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/base/tensor.h"
 #include "tools/config/comma_list.h"
 #include "tools/net/net_options.h"
 #include "tools/threshold_check.h"

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/bootstrap/tcp_store.h"
-#include "engine/collective.h"
-#include "engine/transport/link_factory.h"
+#include "engine/collective/collective.h"
+#include "engine/links/link_factory.h"
 #include "tools/device_tensors.h"
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
@@ -131,19 +131,14 @@ class RankRun {
   Status set_up_algorithms() {
     CollectiveSetup setup;
     setup.job = job_;
-    setup.block_size = plan_.base.block_size;
     setup.dtype = plan_.base.dtype;
     setup.device = plan_.base.device;
     setup.timeout = plan_.timeout();
     setup.links = links_.get();
     setup.transport = plan_.transport;
-    setup.bind_host = launch_.bind_host;
-    setup.store = store_.get();
-    setup.job_id = job_id_;
-    setup.link_rate_bps = plan_.base.link_rate_bps;  // 0 unless the links are emulated
-    parse_shard_layout(plan_.base.shard_layout, &setup.shard_layout);
-    parse_encoding_policy(plan_.base.encoding, &setup.encoding);
-    parse_route_policy(plan_.base.route, &setup.route);
+    setup.omni = omni_settings(plan_.base);
+    setup.gloo = GlooSettings{launch_.bind_host, store_.get(), job_id_};
+    setup.nccl = NcclSettings{store_.get(), job_id_};
     for (int r = 0; r < job_.nodes; ++r) {
       if (hosts_[static_cast<size_t>(r)] != hosts_[static_cast<size_t>(job_.rank)]) continue;
       if (r < job_.rank) ++setup.local_index;
@@ -526,15 +521,8 @@ class RankRun {
     cost.aggregators = job_.aggregators;
     cost.count = config.count();
     cost.elem_size = dtype_size(config.dtype);
-    cost.block_size = config.block_size;
-    cost.element_density = stats.element_density;
-    cost.block_density = stats.block_density;
-    cost.union_block_density = stats.union_block_density;
-    cost.union_element_density = stats.union_element_density;
-    cost.link_rate_bps = config.link_rate_bps;
-    parse_shard_layout(config.shard_layout, &cost.shard_layout);
-    parse_encoding_policy(config.encoding, &cost.encoding);
-    parse_route_policy(config.route, &cost.route);
+    cost.stats = stats;
+    cost.omni = omni_settings(config);
     cost.support = support_.get();
     std::vector<ResultRecord> group;
     for (size_t a = 0; a < slots_.size(); ++a) {

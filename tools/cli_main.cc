@@ -10,8 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/collective.h"
-#include "engine/status.h"
+#include "engine/collective/collective.h"
+#include "engine/base/status.h"
 #include "tools/allreduce_command.h"
 #include "tools/build_info.h"
 #include "tools/git_revision.h"

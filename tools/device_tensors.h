@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
 
 namespace omnib {
 

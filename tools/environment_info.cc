@@ -18,9 +18,9 @@
 #if OMNIB_WITH_LIBFABRIC
 #include <rdma/fabric.h>
 
-#include "engine/omni/direct_lanes.h"
-#include "engine/transport/fabric_provider.h"
+#include "engine/transport/fabric/fabric_provider.h"
 #endif
+#include "engine/omni/direct_lanes.h"
 
 namespace omnib {
 

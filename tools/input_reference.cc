@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/block_layout.h"
-#include "engine/block_scan.h"
-#include "engine/reduce_ops.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/blocks/block_scan.h"
+#include "engine/blocks/reduce_ops.h"
 
 namespace omnib {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/input_support.h"
-#include "engine/tensor.h"
+#include "engine/blocks/input_support.h"
+#include "engine/base/tensor.h"
 #include "tools/report/result_record.h"
 #include "tools/workloads/workload.h"
 

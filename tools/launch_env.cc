@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "engine/transport/socket_util.h"
+#include "engine/sockets/socket_util.h"
 
 namespace omnib {
 namespace {

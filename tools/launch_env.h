@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/bootstrap/job_token.h"
-#include "engine/status.h"
+#include "engine/auth/job_token.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/compare/result_file.h"
 #include "tools/process/child_process.h"
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/bootstrap/store.h"
+#include "engine/store/store.h"
 #include "engine/bootstrap/tcp_store_server.h"
-#include "engine/transport/link_factory.h"
+#include "engine/links/link_factory.h"
 #include "tools/launch_env.h"
 
 namespace omnib {

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <set>
 
-#include "engine/collective.h"
-#include "engine/encoding_policy.h"
-#include "engine/shard_map.h"
-#include "engine/transport/socket_util.h"
+#include "engine/collective/collective.h"
+#include "engine/omni/settings/encoding_policy.h"
+#include "engine/blocks/shard_map.h"
+#include "engine/sockets/socket_util.h"
 #include "tools/config/time_span.h"
 #include "tools/size_parse.h"
 #include "tools/workloads/workload_choice.h"
@@ -35,7 +35,7 @@ Status check_counts(const AllreduceOptions& o) {
   if (o.repeat < 1 || o.repeat > kMaxRepeat)
     return usage_error("--repeat must be between 1 and " + std::to_string(kMaxRepeat));
   if (o.check != 0 && o.check != 1) return usage_error("-c/--check takes 0 or 1");
-  // The longest wait any transport accepts (engine/transport/socket_util.h).
+  // The longest wait any transport accepts (engine/sockets/socket_util.h).
   if (o.timeout_s < 1 || o.timeout_s > kMaxWaitTimeout.count())
     return usage_error("-T/--timeout must be between 1 and " + std::to_string(kMaxWaitTimeout.count()) + " seconds");
   if (o.nodes < 1 || o.nodes > kMaxRanks)
@@ -243,20 +243,14 @@ Result<RunPlan> plan_allreduce(const AllreduceOptions& o, int local_ranks, std::
   else
     return usage_error("--device '" + o.device_text + "' is not known: use cpu or cuda");
 
-  ShardLayout shard_layout;
-  if (!parse_shard_layout(o.shard_layout_text, &shard_layout))
+  if (!parse_shard_layout(o.shard_layout_text, &c.shard_layout))
     return usage_error("--shard-layout '" + o.shard_layout_text + "' is not known: use striped or contiguous");
-  c.shard_layout = shard_layout_name(shard_layout);
-  EncodingPolicy encoding;
-  if (!parse_encoding_policy(o.encoding_text, &encoding))
+  if (!parse_encoding_policy(o.encoding_text, &c.encoding))
     return usage_error("--encoding '" + o.encoding_text + "' is not known: use auto, blocks, bitmap or coo");
-  c.encoding = encoding_policy_name(encoding);
-  RoutePolicy route;
-  if (!parse_route_policy(o.route_text, &route))
+  if (!parse_route_policy(o.route_text, &c.route))
     return usage_error("--route '" + o.route_text + "' is not known: use auto, shards or direct");
-  if (route == RoutePolicy::kDirect && (c.aggregators > 0 || c.nodes < 2))
+  if (c.route == RoutePolicy::kDirect && (c.aggregators > 0 || c.nodes < 2))
     return usage_error("--route direct needs --nodes 2 or more and no --aggregators: use --route auto or shards");
-  c.route = route_policy_name(route);
 
   auto algos = check_algos(o, c.device);
   if (!algos.is_ok()) return algos.status();

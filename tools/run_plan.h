@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/allreduce_options.h"
 #include "tools/config/run_config.h"
 #include "tools/net/link_shape.h"

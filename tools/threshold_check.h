@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/report/result_record.h"
 
 namespace omnib {

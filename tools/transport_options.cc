@@ -1,5 +1,6 @@
 #include "tools/transport_options.h"
 
+#include "engine/links/open_transport.h"
 #include "tools/config/transport_identity.h"
 
 namespace omnib {

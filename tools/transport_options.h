@@ -8,7 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "engine/transport/transport_device.h"
 
 namespace omnib {

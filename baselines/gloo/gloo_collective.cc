@@ -44,7 +44,7 @@ GlooCollective::GlooCollective(const CollectiveSetup& setup, GlooAlgorithm which
       factory_(std::move(factory)),
       context_(std::move(context)),
       base_(base),
-      bind_host_(setup.bind_host) {}
+      bind_host_(setup.gloo.bind_host) {}
 
 GlooCollective::~GlooCollective() {
   // Gloo's destructors may throw (a pair that saw its peer go first); at

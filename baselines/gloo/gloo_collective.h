@@ -18,7 +18,7 @@
 #include "baselines/gloo/gloo_catalog.h"
 #include "baselines/gloo/gloo_context.h"
 #include "baselines/gloo/gloo_cost_model.h"
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 
 namespace omnib {
 

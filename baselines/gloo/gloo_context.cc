@@ -71,9 +71,9 @@ std::vector<std::string> gloo_verbs_devices() {
 
 Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetup& setup, const std::string& tag,
                                                             int base, const GlooTransport& transport) {
-  if (setup.store == nullptr) return internal_error("Gloo baselines need setup.store for their rendezvous");
+  if (setup.gloo.store == nullptr) return internal_error("Gloo baselines need setup.gloo.store for their rendezvous");
   const int rank = setup.job.rank;
-  GlooStoreAdapter store(*setup.store, "gloo/" + std::to_string(setup.job_id) + "/" + tag + "/");
+  GlooStoreAdapter store(*setup.gloo.store, "gloo/" + std::to_string(setup.gloo.job_id) + "/" + tag + "/");
   std::shared_ptr<gloo::rendezvous::Context> context;
   Status s = run_gloo_guarded("connecting the Gloo context '" + tag + "' over the " + transport.name(), [&] {
     std::shared_ptr<gloo::transport::Device> device;
@@ -82,7 +82,7 @@ Result<std::shared_ptr<gloo::Context>> connect_gloo_context(const CollectiveSetu
 #endif
     if (!device) {
       gloo::transport::tcp::attr attr;
-      attr.hostname = setup.bind_host;
+      attr.hostname = setup.gloo.bind_host;
       device = gloo::transport::tcp::CreateDevice(attr);
     }
     context = std::make_shared<gloo::rendezvous::Context>(rank, setup.job.nodes, base);

@@ -16,9 +16,9 @@
 #include <gloo/rendezvous/store.h>
 
 #include "baselines/gloo/gloo_catalog.h"
-#include "engine/bootstrap/store.h"
-#include "engine/collective.h"
-#include "engine/status.h"
+#include "engine/store/store.h"
+#include "engine/collective/collective.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 
@@ -52,7 +52,7 @@ class GlooStoreAdapter final : public gloo::rendezvous::Store {
 std::vector<std::string> gloo_verbs_devices();
 
 // Connects the worker ranks [0, setup.job.nodes) into one Gloo context over
-// `transport` (TCP listens on setup.bind_host), with setup.timeout for
+// `transport` (TCP listens on setup.gloo.bind_host), with setup.timeout for
 // every Gloo wait. `tag` names this context's keys in the store (every worker
 // passes the same tag, and a tag is used once per job). `base` is the group
 // size AllreduceBcube reads from the context. Blocks until every worker has

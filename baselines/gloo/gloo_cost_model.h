@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "baselines/gloo/gloo_catalog.h"
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 
 namespace omnib {
 

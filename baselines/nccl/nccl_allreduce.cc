@@ -53,11 +53,11 @@ NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup, const NcclVariant& va
 Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup& setup, const NcclVariant& variant) {
   std::unique_ptr<NcclAllreduce> c(new NcclAllreduce(setup, variant));
   if (setup.job.is_worker()) {
-    if (setup.store == nullptr) return internal_error("nccl needs setup.store to exchange its unique id");
+    if (setup.nccl.store == nullptr) return internal_error("nccl needs setup.nccl.store to exchange its unique id");
     // Workers create collectives in the same order: the n-th NCCL
     // communicator of every worker meets under the same keys.
     static std::atomic<int> communicators_created{0};
-    OMNIB_RETURN_IF_ERROR(c->connect(setup, "nccl/" + std::to_string(setup.job_id) + "/" +
+    OMNIB_RETURN_IF_ERROR(c->connect(setup, "nccl/" + std::to_string(setup.nccl.job_id) + "/" +
                                                 std::to_string(communicators_created++)));
   }
   return std::unique_ptr<Collective>(std::move(c));
@@ -77,7 +77,7 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
   if (const char* algo = std::getenv("NCCL_ALGO")) previous_algo_ = algo;
   setenv("NCCL_ALGO", variant_.nccl_algo, 1);
   if (ranks_on_gpu_ > 1) {
-    const std::string host_id = "omnib-" + std::to_string(setup.job_id) + "-" + std::to_string(job_.rank);
+    const std::string host_id = "omnib-" + std::to_string(setup.nccl.job_id) + "-" + std::to_string(job_.rank);
     setenv("NCCL_HOSTID", host_id.c_str(), 1);
   }
 
@@ -88,9 +88,9 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
   const std::string id_key = tag + "/unique_id";
   if (job_.rank == 0) {
     OMNIB_NCCL_TRY(ncclGetUniqueId(&id));
-    OMNIB_RETURN_IF_ERROR(setup.store->set(id_key, std::string(id.internal, sizeof(id.internal))));
+    OMNIB_RETURN_IF_ERROR(setup.nccl.store->set(id_key, std::string(id.internal, sizeof(id.internal))));
   } else {
-    auto got = setup.store->get(id_key);
+    auto got = setup.nccl.store->get(id_key);
     if (!got.is_ok()) return got.status().with_context("nccl unique id: ");
     if (got.value().size() != sizeof(id.internal))
       return internal_error("nccl unique id has " +

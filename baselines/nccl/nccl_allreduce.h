@@ -18,7 +18,7 @@
 #include <nccl.h>
 
 #include "baselines/nccl/nccl_catalog.h"
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 
 namespace omnib {
 
@@ -29,7 +29,7 @@ class NcclAllreduce final : public Collective {
 
   // On workers: picks the GPU, sets NCCL_ALGO to variant.nccl_algo (and
   // NCCL_HOSTID when sharing a GPU) in this process's environment, exchanges
-  // the ncclUniqueId through setup.store and creates the communicator,
+  // the ncclUniqueId through setup.nccl.store and creates the communicator,
   // waiting at most setup.timeout. NCCL reads NCCL_ALGO when a communicator
   // is created, so each communicator keeps the algorithm it was made with.
   static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup, const NcclVariant& variant);

@@ -1,7 +1,7 @@
 #include "baselines/nccl/nccl_catalog.h"
 
-#include "baselines/double_binary_tree.h"
-#include "baselines/even_partition.h"
+#include "baselines/common/double_binary_tree.h"
+#include "baselines/common/even_partition.h"
 
 namespace omnib {
 

@@ -6,7 +6,7 @@
 
 #include <array>
 
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 
 namespace omnib {
 
@@ -21,7 +21,7 @@ inline constexpr const char* kNcclTreeSummary =
 // (LL/LL128 flags, proxy headers) is not modelled.
 WireCost nccl_analytic_cost(const CostInputs& c);
 
-// Double binary tree (baselines/double_binary_tree.h) with one rank per
+// Double binary tree (baselines/common/double_binary_tree.h) with one rank per
 // tree node, each tree carrying half the tensor: a rank sends each half once
 // to its parent and once to each child. Payload only, as for the ring.
 WireCost nccl_tree_analytic_cost(const CostInputs& c);

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/bootstrap/job_token.h"
-#include "engine/status.h"
+#include "engine/auth/job_token.h"
+#include "engine/base/status.h"
 
 namespace omnib::store_wire {
 

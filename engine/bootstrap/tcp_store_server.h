@@ -21,9 +21,9 @@
 #include <memory>
 #include <string>
 
-#include "engine/bootstrap/job_token.h"
+#include "engine/auth/job_token.h"
 #include "engine/bootstrap/store_protocol.h"
-#include "engine/transport/socket_util.h"
+#include "engine/sockets/socket_util.h"
 
 namespace omnib {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/nonzero_mask.h"
+#include "engine/blocks/nonzero_mask.h"
 
 namespace omnib {
 namespace {

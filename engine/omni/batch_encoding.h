@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/block_layout.h"
-#include "engine/encoding_policy.h"
-#include "engine/found_elements.h"
-#include "engine/status.h"
-#include "engine/uninit_buffer.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/omni/settings/encoding_policy.h"
+#include "engine/blocks/found_elements.h"
+#include "engine/base/status.h"
+#include "engine/base/uninit_buffer.h"
 
 namespace omnib {
 
@@ -104,7 +104,7 @@ BlockEncoding choose_encoding(EncodingPolicy p, const BatchShape& s, size_t elem
 Status pack_sparse(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
                    uint64_t nonzeros, std::span<const iovec> values, UninitBytes& out);
 
-// The elements the scan took of a batch's blocks (engine/found_elements.h):
+// The elements the scan took of a batch's blocks (engine/blocks/found_elements.h):
 // block i's counts[i] elements start at first[i] in positions (within the
 // block) and values, or first[i] is FoundElements::kNotTaken.
 struct TakenBlocks {
@@ -123,7 +123,7 @@ Status pack_sparse_partly_taken(BlockEncoding e, std::span<const uint64_t> block
                                 std::span<const iovec> values, UninitBytes& out);
 
 // The same bytes as pack_sparse, for a batch whose blocks' non-zero
-// elements the scan took (engine/found_elements.h): block i's counts[i]
+// elements the scan took (engine/blocks/found_elements.h): block i's counts[i]
 // elements are next in `positions` (within the block) and `values`, from
 // the batch's first block on. No pass over the tensor.
 Status pack_sparse_taken(BlockEncoding e, std::span<const uint64_t> blocks, std::span<const uint32_t> counts,

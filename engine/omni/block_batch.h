@@ -20,10 +20,10 @@
 #include <span>
 #include <vector>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 #include "engine/omni/batch_encoding.h"
-#include "engine/shard_map.h"
-#include "engine/status.h"
+#include "engine/blocks/shard_map.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

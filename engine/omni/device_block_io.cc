@@ -1,7 +1,7 @@
 #include "engine/omni/device_block_io.h"
 
 #ifdef OMNIB_HAVE_CUDA_KERNELS
-#include "cuda/cuda_block_io.h"
+#include "engine/omni/cuda_block_io.h"
 #endif
 
 namespace omnib {

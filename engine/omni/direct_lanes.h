@@ -8,7 +8,7 @@
 // and windows").
 #pragma once
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

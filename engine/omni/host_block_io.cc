@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "engine/block_scan.h"
+#include "engine/blocks/block_scan.h"
 
 namespace omnib {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/block_layout.h"
-#include "engine/omni/omni_settings.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/omni/settings/omni_settings.h"
 #include "engine/omni/stream_tuning.h"
-#include "engine/shard_map.h"
+#include "engine/blocks/shard_map.h"
 
 namespace omnib {
 

@@ -26,10 +26,6 @@ Result<std::unique_ptr<WorkerBlockIo>> make_block_io(const CollectiveSetup& setu
   return made.take();
 }
 
-OmniSettings omni_settings(const CollectiveSetup& setup) {
-  return OmniSettings{setup.block_size, setup.shard_layout, setup.encoding, setup.route, setup.link_rate_bps};
-}
-
 }  // namespace
 
 Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup& setup, OmniOptions options) {
@@ -40,7 +36,7 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
     if (!made.is_ok()) return made.status();
     io = made.take();
   }
-  if (setup.route == RoutePolicy::kDirect && (job.aggregators > 0 || job.nodes < 2))
+  if (setup.omni.route == RoutePolicy::kDirect && (job.aggregators > 0 || job.nodes < 2))
     return usage_error(
         "omni: --route direct needs two or more workers and no "
         "dedicated aggregators (use --route auto or shards)");
@@ -54,7 +50,7 @@ Result<std::unique_ptr<Collective>> OmniCollective::create(const CollectiveSetup
 
 OmniCollective::OmniCollective(const CollectiveSetup& setup, OmniOptions options, bool direct_on_one_lane,
                                LinkSet links, std::unique_ptr<WorkerBlockIo> io)
-    : settings_(omni_settings(setup)),
+    : settings_(setup.omni),
       timeout_(setup.timeout),
       direct_on_one_lane_(direct_on_one_lane),
       route_policy_(options.dense ? RoutePolicy::kShards : settings_.route),

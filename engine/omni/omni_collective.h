@@ -15,7 +15,7 @@
 // Threads: however many ranks and shards the job has, a worker runs two lanes
 // (its sender and its receiver, or its sender and the direct route's
 // aggregation) and a shard runs one; the process's network thread
-// (engine/transport/io_loop.h) moves the bytes. A lane that serves many links
+// (engine/transport/tcp/io_loop.h) moves the bytes. A lane that serves many links
 // waits on one Waker for all of them.
 #pragma once
 
@@ -23,8 +23,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/collective.h"
-#include "engine/lane_group.h"
+#include "engine/collective/collective.h"
+#include "engine/lanes/lane_group.h"
 #include "engine/omni/direct_route.h"
 #include "engine/omni/omni_call.h"
 #include "engine/omni/omni_peers.h"

@@ -18,9 +18,9 @@ constexpr double kFrameOverhead = sizeof(wire::FrameHeader) + sizeof(BatchHeader
 // tensor, link and route.
 BatchCut batch_cut(const CostInputs& c, int shards, EncodingPolicy policy, bool direct) {
   const auto tensor_bytes = static_cast<uint64_t>(c.count * c.elem_size);
-  const uint64_t budget = direct ? direct_receive_budget_bytes(c.link_rate_bps) : receive_budget_bytes(c.link_rate_bps);
-  const StreamTuning t = tune_streams(c.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards), budget);
-  return BatchCut::for_blocks(c.block_size * c.elem_size, t.frame_bytes, policy);
+  const uint64_t budget = direct ? direct_receive_budget_bytes(c.omni.link_rate_bps) : receive_budget_bytes(c.omni.link_rate_bps);
+  const StreamTuning t = tune_streams(c.omni.link_rate_bps, c.nodes, tensor_bytes / static_cast<uint64_t>(shards), budget);
+  return BatchCut::for_blocks(c.omni.block_size * c.elem_size, t.frame_bytes, policy);
 }
 
 // A batch's bytes on the wire in the encoding the engine picks for it.
@@ -39,10 +39,10 @@ struct RouteCost {
 // blocks, every non-zero block the average count of non-zeros, and streams
 // end on full frames.
 RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direct) {
-  const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.block_size));
-  const double d = dense ? 1.0 : c.block_density;
-  const double u = dense ? 1.0 : c.union_block_density;
-  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
+  const double nb = std::ceil(static_cast<double>(c.count) / static_cast<double>(c.omni.block_size));
+  const double d = dense ? 1.0 : c.stats.block_density;
+  const double u = dense ? 1.0 : c.stats.union_block_density;
+  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.omni.encoding;
   const BatchCut cut = batch_cut(c, shards, policy, direct);
   const auto full = static_cast<double>(cut.batch_weight);
   const auto groups = static_cast<double>(
@@ -54,19 +54,19 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
   auto stream = [&](double blocks, double fill) {
     BatchShape shape;
     shape.blocks = static_cast<uint64_t>(std::llround(blocks));
-    shape.elements = shape.blocks * c.block_size;
+    shape.elements = shape.blocks * c.omni.block_size;
     shape.nonzeros = static_cast<uint64_t>(std::llround(static_cast<double>(shape.elements) * fill));
-    shape.bitmap_bytes = shape.blocks * ((c.block_size + 7) / 8);
+    shape.bitmap_bytes = shape.blocks * ((c.omni.block_size + 7) / 8);
     shape.span_end = shape.blocks > 0 ? static_cast<uint64_t>(c.count) : 0;  // at most the tensor's pages
     const double weight = blocks * static_cast<double>(BatchCut::block_weight(
-                                       policy, c.block_size, std::llround(c.block_size * fill), c.elem_size));
+                                       policy, c.omni.block_size, std::llround(c.omni.block_size * fill), c.elem_size));
     const double per_piece =
         cut.merge_pieces ? std::min({blocks, groups, std::ceil(weight / (full / 4))}) : std::min(blocks, groups);
     const double frames = std::max({1.0, std::ceil(weight / full), per_piece});
     return batch_bytes(policy, shape, c.elem_size) + (frames - 1) * kFrameOverhead;
   };
-  const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.element_density / d);
-  const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.union_element_density / u);
+  const double fill = dense || d <= 0 ? 1.0 : std::min(1.0, c.stats.element_density / d);
+  const double union_fill = dense || u <= 0 ? 1.0 : std::min(1.0, c.stats.union_element_density / u);
   const double shard_blocks = nb / shards;
   const RouteTraffic traffic{static_cast<uint64_t>(c.nodes * shards * stream(d * shard_blocks, fill)),
                              static_cast<uint64_t>(shards * stream(u * shard_blocks, union_fill))};
@@ -94,12 +94,12 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
 // the same count over one shard, the whole tensor: every worker sends its
 // one stream to every other, and nobody sends results.
 RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
-  const BlockLayout layout(c.count, c.block_size);
+  const BlockLayout layout(c.count, c.omni.block_size);
   const uint64_t nb = layout.num_blocks();
-  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.encoding;
+  const EncodingPolicy policy = dense ? EncodingPolicy::kBlocks : c.omni.encoding;
   const BatchCut cut = batch_cut(c, shards, policy, direct);
   if (direct) shards = 1;
-  const ShardMap map(nb, shards, c.shard_layout, ShardMap::default_stripe(c.block_size * c.elem_size, nb, shards));
+  const ShardMap map(nb, shards, c.omni.shard_layout, ShardMap::default_stripe(c.omni.block_size * c.elem_size, nb, shards));
   const bool colocated = c.aggregators == 0;
   auto shard_rank = [&](int s) { return colocated ? s : c.nodes + s; };
   auto block_end = [&](uint64_t b) { return layout.block_begin(b) + layout.block_length(b); };
@@ -188,7 +188,7 @@ RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
 WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
   const int all = c.aggregators > 0 ? c.aggregators : c.nodes;
   // As the engine deals the tensor: a small one to fewer shards.
-  const int shards = ShardMap::active_shards(c.block_size * c.elem_size, BlockLayout(c.count, c.block_size).num_blocks(), all);
+  const int shards = ShardMap::active_shards(c.omni.block_size * c.elem_size, BlockLayout(c.count, c.omni.block_size).num_blocks(), all);
   // The dense baseline sends every block whole: it needs no inputs to count.
   const bool exact = c.support != nullptr || dense;
   auto cost_of = [&](RoutePolicy route) {
@@ -196,16 +196,16 @@ WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
     return exact ? exact_cost(c, dense, shards, direct) : estimated_cost(c, dense, shards, direct);
   };
   const bool possible = !dense && c.aggregators == 0 && c.nodes > 1;
-  if (c.route != RoutePolicy::kAuto || !possible)
-    return cost_of(possible ? c.route : RoutePolicy::kShards).cost;
+  if (c.omni.route != RoutePolicy::kAuto || !possible)
+    return cost_of(possible ? c.omni.route : RoutePolicy::kShards).cost;
   // Auto: the first call takes the shards route, the next the route its
   // traffic picks, and so on (route_choice.h); a warm call is where that
   // settles. Were it to alternate, no one call's bytes are the model's.
   const RouteCost first = cost_of(RoutePolicy::kShards);
-  if (next_route(c.route, RoutePolicy::kShards, first.traffic, c.nodes, possible) == RoutePolicy::kShards)
+  if (next_route(c.omni.route, RoutePolicy::kShards, first.traffic, c.nodes, possible) == RoutePolicy::kShards)
     return first.cost;
   RouteCost warm = cost_of(RoutePolicy::kDirect);
-  if (next_route(c.route, RoutePolicy::kDirect, warm.traffic, c.nodes, possible) != RoutePolicy::kDirect)
+  if (next_route(c.omni.route, RoutePolicy::kDirect, warm.traffic, c.nodes, possible) != RoutePolicy::kDirect)
     warm.cost.exact = false;
   return warm.cost;
 }

@@ -1,5 +1,5 @@
 // Who an omni rank talks to: one link per (worker, shard) pair of the job
-// (LinkSet, engine/transport/link_factory.h), and which rank hosts which
+// (LinkSet, engine/links/link_factory.h), and which rank hosts which
 // shard. Shards sit on the workers themselves, or on the dedicated
 // aggregator ranks after them (JobLayout).
 //
@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "engine/collective.h"
-#include "engine/transport/link_factory.h"
+#include "engine/collective/collective.h"
+#include "engine/links/link_factory.h"
 
 namespace omnib {
 

@@ -1,6 +1,6 @@
 #include "engine/omni/result_shape.h"
 
-#include "engine/block_scan.h"
+#include "engine/blocks/block_scan.h"
 
 namespace omnib {
 

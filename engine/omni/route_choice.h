@@ -1,5 +1,5 @@
 // How the omni engine picks the route of a call under --route auto
-// (engine/route_policy.h), the same way on every rank and without a message
+// (engine/omni/settings/route_policy.h), the same way on every rank and without a message
 // of its own: from the traffic of the call before, which every rank learns
 // alike while that call runs (docs/algorithms.md, "Routes").
 //
@@ -27,7 +27,7 @@
 
 #include <cstdint>
 
-#include "engine/route_policy.h"
+#include "engine/omni/settings/route_policy.h"
 
 namespace omnib {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/found_elements.h"
+#include "engine/blocks/found_elements.h"
 #include "engine/omni/block_batch.h"
 #include "engine/omni/omni_call.h"
 #include "engine/omni/packed_batches.h"

@@ -6,72 +6,23 @@
 // block to finish is t = min over workers of next[w]; it needs only the workers
 // whose next is t. Their values are summed in rank order (deterministic) and t
 // is emitted. Blocks zero on every worker are never seen and never emitted.
-// 16-bit float blocks are summed in fp32 and rounded once (engine/reduce_ops.h),
+// 16-bit float blocks are summed in fp32 and rounded once (engine/blocks/reduce_ops.h),
 // so a block's sum does not depend on how many workers held it.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <optional>
 #include <vector>
 
-#include "engine/block_layout.h"
-#include "engine/encoding_policy.h"
-#include "engine/omni/batch_encoding.h"
+#include "engine/base/tensor.h"
+#include "engine/blocks/block_layout.h"
 #include "engine/omni/block_batch.h"
-#include "engine/tensor.h"
-#include "engine/uninit_buffer.h"
+#include "engine/omni/range_reducer.h"
+#include "engine/omni/result_batch.h"
+#include "engine/omni/shard_queues.h"
 #include "engine/transport/connection.h"
 
 namespace omnib {
-
-// Reduced blocks waiting to be sent, in index order.
-struct ResultBatch {
-  static constexpr uint32_t kUncounted = ~uint32_t{0};
-  std::vector<uint64_t> indices;
-  UninitBytes values;
-  // Per block, when every worker that held it sent it sparse: the sum of
-  // their non-zero counts, at most the block's length (exact for a block one
-  // worker held; sums that overlap or cancel make it an upper bound), else
-  // kUncounted. Only as exact as the senders' encodings: an estimate for the
-  // route choice, never a count to pack by.
-  std::vector<uint32_t> estimated_counts;
-  // Per block, its sum's non-zero elements, counted where the batch's
-  // ResultLimit weighs blocks by a sparse encoding (else empty); `weight`
-  // is the blocks' BatchCut::block_weight under that limit's policy.
-  std::vector<uint32_t> nonzeros;
-  uint64_t weight = 0;
-  // Set by a range reduction (advance): every element of blocks
-  // [written_from, written_to) of sums_at is written, zeros included.
-  // `indices` stays empty. Where asked for (set_range_shapes), range_shapes
-  // says what the shards route would have sent of them, for the route
-  // choice: per range that the block-by-block rule would have cut (so that
-  // it does not depend on which batches had arrived), the union of the
-  // holders' blocks, and as non-zeros the holders' counts capped at its
-  // elements.
-  uint64_t written_from = 0;
-  uint64_t written_to = 0;
-  std::vector<BatchShape> range_shapes;
-  bool is_range() const { return written_to > written_from; }
-  void clear() {
-    indices.clear();
-    values.clear();
-    estimated_counts.clear();
-    nonzeros.clear();
-    weight = 0;
-    written_from = written_to = 0;
-    range_shapes.clear();
-  }
-};
-
-// Where advance() ends a result batch: at max_blocks blocks (which bounds a
-// result slot's memory), or once its blocks weigh max_weight under `policy`
-// (a sparse result's blocks weigh what they cost encoded, so its frame is
-// about as long as a whole-block one, not a few hundred bytes).
-struct ResultLimit {
-  size_t max_blocks = 1;
-  uint64_t max_weight = ~uint64_t{0};
-  EncodingPolicy policy = EncodingPolicy::kBlocks;  // under kBlocks nothing is counted
-};
 
 class ShardAggregator {
  public:
@@ -96,12 +47,12 @@ class ShardAggregator {
   Status push(int worker, Frame frame, BatchView view);
 
   // Counts push() calls: a waiter can tell that new input arrived.
-  uint64_t pushes() const { return pushes_; }
+  uint64_t pushes() const { return queues_.pushes(); }
   // Counts batches fully consumed: a reader waiting for window space can go on.
-  uint64_t consumed() const { return consumed_; }
+  uint64_t consumed() const { return queues_.consumed(); }
 
   // Batches from `worker` not yet fully consumed.
-  size_t queued(int worker) const { return workers_[static_cast<size_t>(worker)].pending.size(); }
+  size_t queued(int worker) const { return queues_.workers()[static_cast<size_t>(worker)].pending.size(); }
 
   // Emits finished blocks into `out` until it is full (`limit`), the next
   // block starts a new input batch of some worker, input is missing, or the
@@ -128,60 +79,32 @@ class ShardAggregator {
 
   // A consumed frame whose buffer can be reused for the next receive, and
   // the way back for one that was not used.
-  Frame take_spare_frame();
-  void give_spare_frame(Frame frame) { spare_frames_.push_back(std::move(frame)); }
+  Frame take_spare_frame() { return queues_.take_spare_frame(); }
+  void give_spare_frame(Frame frame) { queues_.give_spare_frame(std::move(frame)); }
   // A consumed batch's view, whose index and position lists keep their
   // memory for the next decode: a view freed per frame made the allocator
   // hand pages back and fault them in again, call after call.
-  BatchView take_spare_view();
+  BatchView take_spare_view() { return queues_.take_spare_view(); }
 
  private:
-  struct Pending {
-    Frame frame;
-    BatchView view;
-    uint32_t cursor = 0;
-  };
-  struct WorkerState {
-    std::deque<Pending> pending;
-    uint64_t next = kEndOfStream;
-    bool next_known = false;
-    bool started = false;                 // a batch of this collective arrived
-    bool between_batches = false;         // its last batch was used up; the next block starts a new one
-    uint64_t last_announced = kEndOfStream;  // look-ahead of the last batch pushed
-  };
+  // The next block to emit, once every worker's next is known (else
+  // kNeedInput, *waiting_on the worker). kFlush: `out` must go first.
+  std::optional<Progress> next_block(const ResultBatch& out, int* waiting_on, uint64_t& t) const;
+  // Sums block t of every worker that holds it, in rank order, into `out`
+  // (or at its place in sums_at).
+  void sum_block(uint64_t t, ResultBatch& out, const ResultLimit& limit, uint8_t* sums_at);
+  // Adds worker batch p's block (block t, `len` elements) into dst, or into
+  // the wide sum, as the `summed`-th holder.
+  void add_block(const PendingBatch& p, size_t len, int summed, uint8_t* dst);
 
   DType dtype_;
   size_t elem_size_;
   bool wide_;                    // 16-bit floats: sums run in wide_sum_
   std::vector<float> wide_sum_;  // one block's fp32 sum
   BlockLayout layout_{0, 1};
-  std::vector<WorkerState> workers_;
-  std::vector<Frame> spare_frames_;
-  std::vector<BatchView> spare_views_;
-  void retire(Pending& p);  // its frame and view become spares
-  // advance's range reduction from block t (every holder's front batch is
-  // offsets): false, touching nothing, where it does not apply.
-  bool range_applies(uint64_t t, const uint8_t* sums_at) const;
-  void reduce_range(uint64_t t, ResultBatch& out, uint8_t* sums_at);
-  // A worker in a range: its front batch's blocks [block, block_end) and
-  // their elements [element, element_end).
-  struct RangeHolder {
-    WorkerState* w;
-    const BatchView* v;
-    uint32_t block, block_end;
-    uint32_t element, element_end;
-  };
-  std::vector<RangeHolder> range_holders_;  // reduce_range's, kept between ranges
-  std::vector<uint64_t> range_marks_;       // a bit per block of the range: some holder has it
-  std::vector<uint32_t> range_cursors_;     // per holder, in range_result_shapes
+  ShardQueues queues_;
+  RangeReducer ranges_;
   bool range_shapes_wanted_ = false;
-  // Appends the shapes of the range [t, end)'s results (ResultBatch::range_shapes).
-  void range_result_shapes(uint64_t t, uint64_t end, std::vector<BatchShape>& shapes);
-  // Moves worker w's front batch to block `cursor`, past the batch when
-  // that is its end.
-  void consume_until(WorkerState& w, uint32_t cursor);
-  uint64_t pushes_ = 0;
-  uint64_t consumed_ = 0;
 };
 
 }  // namespace omnib

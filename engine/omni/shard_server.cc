@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "engine/link_lane.h"
+#include "engine/lanes/link_lane.h"
 #include "engine/omni/result_shape.h"
 #include "engine/omni/route_choice.h"
 #include "engine/omni/worker_inputs.h"

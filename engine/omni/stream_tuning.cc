@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "engine/omni/batch_encoding.h"
+#include "engine/transport/frame_format.h"
 
 namespace omnib {
 namespace {
@@ -11,7 +12,7 @@ namespace {
 constexpr uint64_t kUnknownRateBudget = uint64_t{8} << 20;
 constexpr double kBudgetSeconds = 0.004;
 constexpr size_t kMinFrame = 4 << 10;
-constexpr size_t kMaxFrame = 256 << 10;
+constexpr size_t kMaxFrame = wire::kStreamFrameBytes;
 constexpr size_t kMinInflight = 8 << 10;
 constexpr uint64_t kMinDirectBudget = 256 << 10;
 // Two received frames let the receiver work on one while the next arrives;

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/encoding_policy.h"
+#include "engine/omni/settings/encoding_policy.h"
 
 namespace omnib {
 

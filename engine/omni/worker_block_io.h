@@ -16,12 +16,12 @@
 #include <span>
 #include <vector>
 
-#include "engine/block_layout.h"
-#include "engine/found_elements.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/blocks/found_elements.h"
 #include "engine/omni/block_batch.h"
-#include "engine/shard_map.h"
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/blocks/shard_map.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
 
 namespace omnib {
 
@@ -46,7 +46,7 @@ class WorkerBlockIo {
   virtual Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
                       std::vector<uint32_t>* nonzeros) = 0;
   // find() with non-zero counts, which may also take the found blocks'
-  // non-zero elements (engine/found_elements.h): `taken.first` gets one
+  // non-zero elements (engine/blocks/found_elements.h): `taken.first` gets one
   // entry per found block, kNotTaken where the elements were not taken. The
   // default takes none.
   virtual Status find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found, std::vector<uint32_t>& nonzeros,

@@ -1,6 +1,6 @@
 #include "engine/omni/worker_receiver.h"
 
-#include "engine/link_lane.h"
+#include "engine/lanes/link_lane.h"
 #include "engine/omni/worker_inputs.h"
 #include "engine/trace/trace.h"
 

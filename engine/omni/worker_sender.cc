@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/link_lane.h"
+#include "engine/lanes/link_lane.h"
 #include "engine/omni/batch_encoding.h"
 #include "engine/trace/trace.h"
 

@@ -1,6 +1,8 @@
 // The transport seam: one bidirectional, framed, byte-counted link between two
-// ranks (or within one process). Implementations: tcp_connection (sockets,
-// driven by the process's IoLoop), local_connection (in-process queue).
+// ranks (or within one process). Implementations: tcp/tcp_connection (kernel
+// sockets, driven by the process's IoLoop), fabric/fabric_connection
+// (libfabric endpoints: verbs, EFA, tcp, shm) and local_connection (an
+// in-process queue, for a rank's link to itself).
 //
 // Two ways to use it. Blocking: send() and recv(), as a lane that serves one
 // link does. Non-blocking: post() and try_recv() plus a Waker, as a lane that
@@ -24,10 +26,10 @@
 #include <span>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "engine/transport/frame_format.h"
 #include "engine/transport/waker.h"
-#include "engine/uninit_buffer.h"
+#include "engine/base/uninit_buffer.h"
 
 namespace omnib {
 

@@ -4,6 +4,7 @@
 // integers are little-endian (the only byte order we build for).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace omnib::wire {
@@ -39,6 +40,12 @@ struct FrameHeader {
   uint64_t length;  // payload bytes that follow
 };
 static_assert(sizeof(FrameHeader) == 32, "the header is 32 bytes on the wire");
+
+// The payload a streaming sender aims for per frame (omni's largest batch,
+// the ring's and tree's pipeline steps, the sparse baselines' chunks): long
+// enough that the 32-byte header and a wake-up per frame cost little, short
+// enough that a pipeline fills at once.
+inline constexpr size_t kStreamFrameBytes = 256 << 10;
 
 // A credit (kCredit) is a header with no payload: a TCP link's receiver,
 // once it has a byte budget, tells its sender in `seq` the frame bytes

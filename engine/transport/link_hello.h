@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/bootstrap/job_token.h"
-#include "engine/status.h"
+#include "engine/auth/job_token.h"
+#include "engine/base/status.h"
 #include "engine/transport/frame_format.h"
 
 namespace omnib {

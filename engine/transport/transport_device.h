@@ -6,8 +6,9 @@
 // plan logic (which links a collective needs, link numbering, self links)
 // stays in LinkFactory; the Connections a device makes are the pairs.
 //
-// Implementations: tcp_device (sockets, the default) and fabric_device
-// (libfabric reliable-datagram endpoints).
+// Implementations: tcp/tcp_device (sockets, the default) and
+// fabric/fabric_device (libfabric reliable-datagram endpoints);
+// engine/links/open_transport.h opens the one a run chose.
 //
 // Threads: one thread (LinkFactory's caller) calls dial() and next_link().
 #pragma once
@@ -18,12 +19,12 @@
 #include <optional>
 #include <string>
 
-#include "engine/bootstrap/job_token.h"
-#include "engine/bootstrap/store.h"
-#include "engine/status.h"
+#include "engine/auth/job_token.h"
+#include "engine/store/store.h"
+#include "engine/base/status.h"
 #include "engine/transport/connection.h"
 #include "engine/transport/link_hello.h"
-#include "engine/transport/socket_util.h"
+#include "engine/sockets/socket_util.h"
 
 namespace omnib {
 
@@ -82,18 +83,5 @@ class TransportDevice {
 // Counts a connection a device turned away and, the first time, says on
 // stderr what happened ("rank R: <what>; still waiting for its peers").
 void note_rejection(int rank, uint64_t& count, const std::string& what);
-
-// The libfabric provider a --transport fabric run asking for `requested`
-// would open on this host, in libfabric's full name ("tcp" ->
-// "tcp;ofi_rxm"; empty: libfabric's first offer). kUnavailable, with the
-// reason and the fix, when this build has no libfabric or the host cannot
-// open it (an RDMA provider without the hardware).
-Result<std::string> fabric_provider_for(const std::string& requested);
-
-// Opens this rank's device for `choice` and publishes its address. kUsage
-// for a transport this build lacks; kUnavailable (exit 6) for a provider
-// this host cannot open, with the reason and the fix.
-Result<std::unique_ptr<TransportDevice>> open_transport_device(const TransportChoice& choice,
-                                                                 const DeviceContext& context);
 
 }  // namespace omnib

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 #include "engine/omni/omni_collective.h"
 #include "tools/measure/cpu_time.h"
 

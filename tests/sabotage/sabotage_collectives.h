@@ -24,7 +24,7 @@
 //   leak-fd     each call opens /dev/null and never closes it (up to 1000)
 #pragma once
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib::sabotage {
 

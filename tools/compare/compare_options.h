@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

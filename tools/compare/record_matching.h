@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/compare/result_file.h"
 
 namespace omnib {

@@ -30,6 +30,15 @@ Status read_into(const json& j, const char* name, T& out) {
   return read_field(j, name, out);
 }
 
+// A field that names one of an engine vocabulary's values (`parse` reads it).
+template <typename E>
+Status read_name(const json& j, const char* name, bool (*parse)(const std::string&, E*), E& out) {
+  std::string text;
+  OMNIB_RETURN_IF_ERROR(read_field(j, name, text));
+  if (!parse(text, &out)) return usage_error(std::string("field '") + name + "': '" + text + "' is not known to this build");
+  return Status::ok();
+}
+
 Status read_dtype(const json& j, RunConfig& c) {
   std::string text;
   OMNIB_RETURN_IF_ERROR(read_field(j, "dtype", text));
@@ -81,13 +90,15 @@ const Field kFields[] = {
     {"transport", 2, [](const RunConfig& c) { return json(c.transport); },
      [](RunConfig& c, const json& j) { return read_into(j, "transport", c.transport); }},
     // Runs before the striped layout split shards contiguously, and sent whole blocks.
-    {"shard_layout", 4, [](const RunConfig& c) { return json(c.shard_layout); },
-     [](RunConfig& c, const json& j) { return read_into(j, "shard_layout", c.shard_layout); }, "contiguous"},
-    {"encoding", 4, [](const RunConfig& c) { return json(c.encoding); },
-     [](RunConfig& c, const json& j) { return read_into(j, "encoding", c.encoding); }, "blocks"},
+    {"shard_layout", 4, [](const RunConfig& c) { return json(shard_layout_name(c.shard_layout)); },
+     [](RunConfig& c, const json& j) { return read_name(j, "shard_layout", parse_shard_layout, c.shard_layout); },
+     "contiguous"},
+    {"encoding", 4, [](const RunConfig& c) { return json(encoding_policy_name(c.encoding)); },
+     [](RunConfig& c, const json& j) { return read_name(j, "encoding", parse_encoding_policy, c.encoding); },
+     "blocks"},
     // Runs before the direct route sent every non-zero through the shards.
-    {"route", 5, [](const RunConfig& c) { return json(c.route); },
-     [](RunConfig& c, const json& j) { return read_into(j, "route", c.route); }, "shards"},
+    {"route", 5, [](const RunConfig& c) { return json(route_policy_name(c.route)); },
+     [](RunConfig& c, const json& j) { return read_name(j, "route", parse_route_policy, c.route); }, "shards"},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -156,9 +167,9 @@ std::string RunConfig::label() const {
     if (link_delay_ns) s << " " << format_link_delay(std::chrono::nanoseconds(link_delay_ns));
   }
   if (transport != "tcp") s << " transport " << transport;
-  if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout;
-  if (encoding != RunConfig{}.encoding) s << " encoding " << encoding;
-  if (route != RunConfig{}.route) s << " route " << route;
+  if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout_name(shard_layout);
+  if (encoding != RunConfig{}.encoding) s << " encoding " << encoding_policy_name(encoding);
+  if (route != RunConfig{}.route) s << " route " << route_policy_name(route);
   return s.str();
 }
 
@@ -176,7 +187,8 @@ std::vector<std::string> RunConfig::allreduce_args() const {
   }
   const std::vector<std::string> how = transport_args(transport);
   a.insert(a.end(), how.begin(), how.end());
-  a.insert(a.end(), {"--shard-layout", shard_layout, "--encoding", encoding, "--route", route});
+  a.insert(a.end(), {"--shard-layout", shard_layout_name(shard_layout), "--encoding", encoding_policy_name(encoding),
+                     "--route", route_policy_name(route)});
   return a;
 }
 
@@ -197,6 +209,10 @@ Result<RunConfig> run_config_from_json(const json& j, int schema_version, std::v
     return usage_error("field 'net': '" + c.net + "' is neither loopback nor emulate");
   if (defaulted) defaulted->insert(defaulted->end(), missing.begin(), missing.end());
   return c;
+}
+
+OmniSettings omni_settings(const RunConfig& c) {
+  return OmniSettings{c.block_size, c.shard_layout, c.encoding, c.route, c.link_rate_bps};
 }
 
 }  // namespace omnib

@@ -11,9 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/block_layout.h"
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
+#include "engine/omni/settings/omni_settings.h"
 
 namespace omnib {
 
@@ -34,9 +35,9 @@ struct RunConfig {
   uint64_t link_rate_bps = 0;    // emulate only: every link's rate, each way
   uint64_t link_delay_ns = 0;    // emulate only: every link's one-way delay
   std::string transport = "tcp";
-  std::string shard_layout = "striped";  // how the engine deals blocks to shards (engine/shard_map.h)
-  std::string encoding = "auto";         // how the engine encodes blocks (engine/encoding_policy.h)
-  std::string route = "auto";            // how the omni engine sends non-zeros (engine/route_policy.h)
+  ShardLayout shard_layout = ShardLayout::kStriped;  // how the engine deals blocks to shards (engine/blocks/shard_map.h)
+  EncodingPolicy encoding = EncodingPolicy::kAuto;   // how the engine encodes blocks (engine/omni/settings/encoding_policy.h)
+  RoutePolicy route = RoutePolicy::kAuto;            // how the omni engine sends non-zeros (engine/omni/settings/route_policy.h)
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 
@@ -52,6 +53,9 @@ struct RunConfig {
   // (sizes as -b/-e; everything in the key spelled out).
   std::vector<std::string> allreduce_args() const;
 };
+
+// The omni engine's settings for a run of this configuration.
+OmniSettings omni_settings(const RunConfig& c);
 
 // The names of the identity fields, in the order key() and the schema doc use.
 const std::vector<std::string>& identity_fields();

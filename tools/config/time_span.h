@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

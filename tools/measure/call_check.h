@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "engine/tensor.h"
+#include "engine/base/tensor.h"
 
 namespace omnib {
 

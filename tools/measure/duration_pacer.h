@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/bootstrap/store.h"
-#include "engine/status.h"
+#include "engine/store/store.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/measure/rank_samples.h"
 #include "tools/measure/time_tally.h"
 

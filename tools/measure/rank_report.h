@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/measure/process_resources.h"
 #include "tools/measure/rank_samples.h"
 

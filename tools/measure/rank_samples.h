@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "engine/transport/connection.h"
 #include "tools/measure/cpu_time.h"
 #include "tools/report/result_record.h"

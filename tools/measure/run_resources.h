@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/measure/process_resources.h"
 #include "tools/measure/resources_report.h"
 

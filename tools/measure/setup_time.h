@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "engine/bootstrap/store.h"
-#include "engine/status.h"
+#include "engine/store/store.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "engine/block_compaction.h"
-#include "engine/block_layout.h"
+#include "engine/blocks/block_compaction.h"
+#include "engine/blocks/block_layout.h"
 
 namespace omnib::bench {
 

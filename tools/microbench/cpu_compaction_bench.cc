@@ -1,8 +1,8 @@
-// CPU reference compaction and scatter (engine/block_compaction.h): the
+// CPU reference compaction and scatter (engine/blocks/block_compaction.h): the
 // --device cpu path, in bytes the operation must read and write per second.
 #include <benchmark/benchmark.h>
 
-#include "engine/block_compaction.h"
+#include "engine/blocks/block_compaction.h"
 #include "tools/microbench/bench_inputs.h"
 
 namespace omnib::bench {

@@ -1,10 +1,10 @@
-// CPU block aggregation (engine/reduce_ops.h add_into), the aggregator's
+// CPU block aggregation (engine/blocks/reduce_ops.h add_into), the aggregator's
 // inner loop: reads two operands and writes one.
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
-#include "engine/reduce_ops.h"
+#include "engine/blocks/reduce_ops.h"
 
 namespace omnib::bench {
 namespace {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/net/link_shape.h"
 #include "tools/net/net_plan.h"
 

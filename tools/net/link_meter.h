@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

@@ -2,7 +2,7 @@
 // create namespaces, links and qdiscs, and the iproute2 tools that do it.
 #pragma once
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

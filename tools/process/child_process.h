@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 
 namespace omnib {
 

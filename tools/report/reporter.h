@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/measure/resources_report.h"
 #include "tools/report/result_record.h"
 

@@ -1,6 +1,6 @@
 #include "tools/report/result_record.h"
 
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 #include "tools/config/json_fields.h"
 #include "tools/measure/time_tally.h"
 

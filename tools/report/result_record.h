@@ -10,8 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/config/run_config.h"
+#include "engine/blocks/input_stats.h"
 #include "tools/stats.h"
 
 namespace omnib {
@@ -20,16 +21,10 @@ namespace omnib {
 // is checked (wrong_calls); unchecked runs have "correct": null; runs of
 // --repeat, frame counts and CPU time were added. Version 3: the --profile
 // breakdown ("profile") and the emulated link's limit ("link_limit").
+// Version 4: omni's batch encoding ("encoding" in the identity). Version 5:
+// omni's route ("route" in the identity, "routes" per record).
+// docs/json-schema.md says how older files load.
 constexpr int kSchemaVersion = 5;
-
-// The measured sparsity of one configuration's inputs.
-struct InputStats {
-  double element_density = 0;      // largest over ranks
-  double block_density = 0;        // largest over ranks
-  double mean_block_density = 0;   // mean over ranks
-  double union_block_density = 0;  // blocks non-zero on at least one rank
-  double union_element_density = 0;
-};
 
 // One whole run of interleaved rounds (--repeat makes several): what compare
 // judges when it looks at the spread between runs.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/report/result_record.h"
 #include "tools/run_plan.h"
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/trace/span_record.h"
 
 namespace omnib {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/trace/span_record.h"
 
 namespace omnib {

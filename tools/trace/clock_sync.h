@@ -11,9 +11,9 @@
 #include <functional>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "engine/transport/connection.h"
-#include "engine/transport/link_factory.h"
+#include "engine/links/link_factory.h"
 #include "tools/trace/span_record.h"
 
 namespace omnib {

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/report/result_record.h"
 #include "tools/trace/call_breakdown.h"
 

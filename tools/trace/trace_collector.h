@@ -13,9 +13,9 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "engine/trace/trace_recorder.h"
-#include "engine/transport/link_factory.h"
+#include "engine/links/link_factory.h"
 #include "tools/measure/rank_samples.h"
 #include "tools/trace/span_record.h"
 #include "tools/trace/trace_options.h"

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/bootstrap/store.h"
-#include "engine/status.h"
+#include "engine/store/store.h"
+#include "engine/base/status.h"
 #include "tools/trace/chrome_trace.h"
 #include "tools/trace/trace_collector.h"
 

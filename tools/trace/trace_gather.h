@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/bootstrap/store.h"
-#include "engine/status.h"
+#include "engine/store/store.h"
+#include "engine/base/status.h"
 #include "tools/trace/span_record.h"
 
 namespace omnib {

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/status.h"
+#include "engine/base/status.h"
 #include "tools/report/profile_block.h"
 #include "tools/trace/chrome_trace.h"
 #include "tools/trace/critical_path.h"

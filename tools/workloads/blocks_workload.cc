@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 
 namespace omnib {
 

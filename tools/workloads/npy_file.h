@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
 
 namespace omnib {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-#include "engine/float16.h"
+#include "engine/base/float16.h"
 #include "tools/workloads/blocks_workload.h"
 #include "tools/workloads/npy_workload.h"
 #include "tools/workloads/scattered_workload.h"

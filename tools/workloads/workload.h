@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "engine/block_layout.h"
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/blocks/block_layout.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
 
 namespace omnib {
 

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/status.h"
-#include "engine/tensor.h"
+#include "engine/base/status.h"
+#include "engine/base/tensor.h"
 #include "tools/workloads/workload.h"
 
 namespace omnib {

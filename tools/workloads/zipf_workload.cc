@@ -5,7 +5,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "engine/block_layout.h"
+#include "engine/blocks/block_layout.h"
 
 namespace omnib {
 namespace {

@@ -1,0 +1,34 @@
+# omnib_add_layer(<name> FOLDER <dir> [OBJECT] [SOURCES <file>...] [DEPENDS <layer>...]
+#                 [PRIVATE_LIBS <lib>...] [PUBLIC_LIBS <lib>...])
+#
+# One layer of the house: a library of the sources of one folder (names
+# relative to it), linked only to the layers it names, which must sit below
+# it. A layer without sources is an INTERFACE library (headers only); OBJECT
+# makes an object library, for algorithms that register themselves from
+# static initializers (a static archive would drop them). ci/check_layers.py
+# reads these calls: a file may include headers of its own folder and of the
+# layers its layer depends on (directly or not), nothing else.
+function(omnib_add_layer name)
+  cmake_parse_arguments(L "OBJECT" "FOLDER" "SOURCES;DEPENDS;PRIVATE_LIBS;PUBLIC_LIBS" ${ARGN})
+  if(NOT L_FOLDER)
+    message(FATAL_ERROR "omnib_add_layer(${name}): FOLDER is required")
+  endif()
+  set(sources "")
+  foreach(s IN LISTS L_SOURCES)
+    list(APPEND sources ${PROJECT_SOURCE_DIR}/${L_FOLDER}/${s})
+  endforeach()
+  if(NOT sources)
+    add_library(${name} INTERFACE)
+    target_include_directories(${name} INTERFACE ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+    target_link_libraries(${name} INTERFACE ${L_DEPENDS} ${L_PUBLIC_LIBS})
+    return()
+  endif()
+  if(L_OBJECT)
+    add_library(${name} OBJECT ${sources})
+  else()
+    add_library(${name} STATIC ${sources})
+  endif()
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  target_link_libraries(${name} PUBLIC ${L_DEPENDS} ${L_PUBLIC_LIBS} PRIVATE ${L_PRIVATE_LIBS})
+  set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

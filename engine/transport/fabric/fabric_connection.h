@@ -1,0 +1,97 @@
+// Connection over a libfabric reliable-datagram endpoint (fabric_endpoint.h),
+// to one peer, in the tag space of one link (fabric_wire.h). Every
+// libfabric call happens on the endpoint's progress thread; the calls below
+// only queue work for it and wait, so any number of links costs that one
+// thread.
+//
+// Receiving: the connection posts a head receive for each frame it lets the
+// peer send (its credits: recv_window() frames, less the frames it holds)
+// and tells the peer its cumulative grant. A frame's payload lands in a
+// reused buffer that becomes the Frame handed out. With inflight_bytes set,
+// the peer may also have at most that many bytes in flight towards this end
+// or held here beyond the window (one frame more when at most a quarter of
+// it is unread), as in a TCP socket's receive buffer; the connection then
+// grants one more head receive per 4 KiB of it (at most 64), so that small
+// frames flow a budget per credit round trip rather than a window's worth.
+// The first grant leaves as the link opens, with the default window (16
+// frames, no byte budget): windows set later hold once the frames granted
+// before them have been taken, as a socket's buffer holds what arrived
+// before its reader slowed. Credit messages are
+// transport overhead, like TCP's window updates: not counted in counters().
+//
+// Sending: post() sends from the caller's memory when the provider can (no
+// local registration needed, and at most iov_limit() parts), else from a
+// copy; send() always copies, then returns, as TCP's kernel does, so the
+// caller may reuse its memory at once. A frame waits in the connection
+// until the peer has credit for it. Bytes and frames count as sent when a
+// frame is accepted, and as received when it has arrived whole.
+//
+// Failure: a peer that closes or aborts its end says so, with the number
+// of frames it sent whole; once those are here every waiter wakes with
+// kUnavailable (frames it had sent whole but that never come leave the wait
+// to its deadline); a send that the provider cannot deliver
+// (a dead peer) does the same. A peer that dies silently is noticed by the
+// deadline of whoever waits on it (kTimeout).
+#pragma once
+
+#include <rdma/fabric.h>
+
+#include <chrono>
+#include <memory>
+
+#include "engine/transport/connection.h"
+#include "engine/transport/fabric/fabric_endpoint.h"
+
+namespace omnib {
+
+// Where a link's messages go, both ways.
+struct FabricPeer {
+  fi_addr_t addr = FI_ADDR_UNSPEC;
+  uint32_t my_conn = 0;    // messages to this end carry it in their tags
+  uint32_t peer_conn = 0;  // messages to the peer carry it
+  int rank = 0;
+};
+
+class FabricLink;
+
+class FabricConnection final : public Connection {
+ public:
+  // The peer's address must be in the endpoint's table. Every blocking
+  // wait ends after `timeout` (kTimeout).
+  FabricConnection(std::shared_ptr<FabricEndpoint> endpoint, const FabricPeer& peer, uint32_t job_id,
+                   std::chrono::milliseconds timeout);
+  // Lets the frames queued so far leave (waiting at most a second), tells
+  // the peer, and waits (at most a second more) until the provider is done
+  // with memory that post() lent it.
+  ~FabricConnection() override;
+  FabricConnection(const FabricConnection&) = delete;
+  FabricConnection& operator=(const FabricConnection&) = delete;
+
+  Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
+  Status recv(Frame& frame) override;
+  Result<bool> try_recv(Frame& frame) override;
+  Result<std::optional<uint64_t>> post(wire::FrameType type, uint32_t tag, uint64_t seq,
+                                       std::span<const iovec> parts) override;
+  uint64_t sends_done() const override;
+  Status health() const override;
+  void set_wakers(Waker* on_receive, Waker* on_send) override;
+  void set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) override;
+  size_t recv_window() const override;
+  size_t send_window() const override;
+  ByteCounters counters() const override;
+  bool on_wire() const override { return true; }
+  void abort() override;
+  int peer_rank() const override;
+
+  // Frames sent from the caller's memory and from a copy so far.
+  struct SendPaths {
+    uint64_t zero_copy = 0;
+    uint64_t copied = 0;
+  };
+  SendPaths send_paths() const;
+
+ private:
+  std::shared_ptr<FabricLink> link_;
+};
+
+}  // namespace omnib
