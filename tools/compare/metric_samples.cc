@@ -8,11 +8,6 @@
 namespace omnib {
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
-}
-
 MetricSamples from_values(std::vector<double> values, std::string kind) {
   MetricSamples m;
   m.point = median_of(values);
