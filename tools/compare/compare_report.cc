@@ -1,6 +1,7 @@
 #include "tools/compare/compare_report.h"
 
 #include <cmath>
+#include <set>
 
 #include "tools/size_parse.h"
 
@@ -72,15 +73,32 @@ std::string detail_text(const Comparison& c) {
   return out;
 }
 
+// Each file of a side; past kMaxFilesListed (one file per run, as the gate
+// writes them), the first and the last, and the revisions of all.
+constexpr size_t kMaxFilesListed = 3;
+
+void print_file(std::FILE* out, const char* role, const ResultFile& f) {
+  std::fprintf(out, "# %s %s", role, f.path.c_str());
+  if (!f.git_revision.empty() || !f.timestamp.empty())
+    std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
+                 f.timestamp.empty() ? "?" : f.timestamp.c_str());
+  std::fprintf(out, "\n");
+  if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+}
+
 void print_side(std::FILE* out, const char* role, const ResultSide& side) {
-  for (const auto& f : side.files) {
-    std::fprintf(out, "# %s %s", role, f.path.c_str());
-    if (!f.git_revision.empty() || !f.timestamp.empty())
-      std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
-                   f.timestamp.empty() ? "?" : f.timestamp.c_str());
-    std::fprintf(out, "\n");
-    if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+  if (side.files.size() <= kMaxFilesListed) {
+    for (const auto& f : side.files) print_file(out, role, f);
+    return;
   }
+  std::set<std::string> revisions;
+  for (const auto& f : side.files) revisions.insert(f.git_revision.empty() ? "?" : f.git_revision);
+  std::string listed;
+  for (const auto& r : revisions) listed += (listed.empty() ? "" : ", ") + r;
+  std::fprintf(out, "# %s %zu files, git %s:\n", role, side.files.size(), listed.c_str());
+  print_file(out, role, side.files.front());
+  std::fprintf(out, "#   ... %zu more\n", side.files.size() - 2);
+  print_file(out, role, side.files.back());
 }
 
 std::string metric_list(const CompareOptions& o) {
