@@ -37,6 +37,8 @@ SIZE=4M
 AB_ITERS="${PERF_GATE_ITERS:-20}"
 AB_WARMUP=3
 PAIRS="${PERF_GATE_PAIRS:-12}"                    # runs of each build; 5 is the least a test can judge at 0.05
+MIN_PAIRS="${PERF_GATE_MIN_PAIRS:-8}"             # ...but past BUDGET seconds, stop after this many
+BUDGET="${PERF_GATE_BUDGET:-240}"                 # seconds of runs (a loaded host slows every run)
 # Timing is judged on omni alone: its time, whose pair ratios scatter least
 # under load (speedups add ring's and ps's scatter), and its CPU per byte.
 AB_METRICS="bytes,frames,time,cpu,correct"
@@ -130,20 +132,29 @@ ab_run() {
 
 # PAIRS runs of each build, in the order A B B A A B ...: neither build always
 # runs first, so an order effect (a cache the first run warms) cancels too.
+# On a host so loaded that another pair would end past BUDGET seconds, it
+# stops early, though never before MIN_PAIRS. Sets `pairs` to the pairs run.
 ab_runs() {
-  local i
-  for ((i = 0; i < PAIRS; ++i)); do
-    printf 'perf_gate: pair %d/%d:' $((i + 1)) "$PAIRS" >&2
-    if ((i % 2 == 0)); then ab_run "base-$i" "$1"; ab_run "candidate-$i" "$2"
-    else ab_run "candidate-$i" "$2"; ab_run "base-$i" "$1"; fi
+  local start=$SECONDS pair_start last=0
+  for ((pairs = 0; pairs < PAIRS; )); do
+    if ((pairs >= MIN_PAIRS && SECONDS - start + last > BUDGET)); then
+      say "stopped after $pairs pairs: another would end past ${BUDGET} s (PERF_GATE_BUDGET)"
+      break
+    fi
+    pair_start=$SECONDS
+    printf 'perf_gate: pair %d/%d:' $((pairs + 1)) "$PAIRS" >&2
+    if ((pairs % 2 == 0)); then ab_run "base-$pairs" "$1"; ab_run "candidate-$pairs" "$2"
+    else ab_run "candidate-$pairs" "$2"; ab_run "base-$pairs" "$1"; fi
     printf '\n' >&2
+    last=$((SECONDS - pair_start))
+    pairs=$((pairs + 1))
   done
 }
 
-# Comma list of $work/$1-0.json ... $work/$1-(PAIRS-1).json.
+# Comma list of $work/$1-0.json ... $work/$1-(pairs-1).json.
 run_files() {
   local i list=""
-  for ((i = 0; i < PAIRS; ++i)); do list+="${list:+,}$work/$1-$i.json"; done
+  for ((i = 0; i < pairs; ++i)); do list+="${list:+,}$work/$1-$i.json"; done
   echo "$list"
 }
 
@@ -156,7 +167,7 @@ ab_gate() {
   "$candidate" compare --paired "$(run_files base)" "$(run_files candidate)" --metric "$AB_METRICS" \
     --timing-of "$AB_TIMING_OF" --tolerance "$AB_TOLERANCE" --cpu-tolerance "$AB_CPU_TOLERANCE" --alpha "$ALPHA" \
     --accept-improvements --json "$verdicts" "$@" || code=$?
-  [[ -f "$verdicts" ]] && print_power "$verdicts" "$PAIRS"
+  [[ -f "$verdicts" ]] && print_power "$verdicts" "$pairs"
   return "$code"
 }
 
@@ -219,6 +230,7 @@ if [[ "$mode" == ab ]]; then
   if [[ $base_code -eq 0 ]]; then
     code=0
     ab_gate "$base_bin" "$candidate" "${compare_args[@]}" || code=$?
+    keep_candidate "$candidate"
     say "done in $((SECONDS - started)) s (exit $code)"
     exit "$code"
   fi

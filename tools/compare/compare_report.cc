@@ -207,22 +207,36 @@ std::map<Metric, MetricSummary> summarize_metrics(const CompareOutcome& outcome)
 
 namespace {
 
+// The rules in force, metric by metric, for the report's header.
+std::string rules_text(const CompareOptions& o) {
+  std::string s = "metrics " + metric_list(o);
+  if (!o.timing_of.empty()) {
+    std::string algos;
+    for (const auto& a : o.timing_of) algos += (algos.empty() ? "" : ",") + a;
+    s += " (time and cpu of " + algos + " only)";
+  }
+  if (o.metrics.count(Metric::kSpeedup)) s += "; speedup of " + o.subject + " may drop " + percent(o.tolerance);
+  if (o.metrics.count(Metric::kTime)) s += "; median time may rise " + percent(o.tolerance);
+  if (o.metrics.count(Metric::kCpu))
+    s += "; cpu per byte" + (o.cpu_reference.empty() ? "" : " (over " + o.cpu_reference + "'s median on the same side)") +
+         " may rise " + percent(o.cpu_tolerance) + (o.paired ? "" : " or the runs' spread");
+  if (o.metrics.count(Metric::kBytes) || o.metrics.count(Metric::kFrames))
+    s += std::string("; wire bytes and frames ") +
+         (o.bytes_tolerance > 0 ? "may change " + percent(o.bytes_tolerance) : "must match exactly") +
+         (o.accept_improvements ? " (fewer accepted)" : "");
+  char alpha[32];
+  std::snprintf(alpha, sizeof(alpha), "%.3g", o.alpha);
+  return s + "; significance alpha " + alpha +
+         (o.paired ? " on pairs (run i of each side beside the other: Wilcoxon signed-rank on their ratios)"
+                   : " on per-run values (Mann-Whitney)");
+}
+
 void print_header(std::FILE* out, const CompareOutcome& outcome, const CompareOptions& o, const ResultSide& baseline,
                   const ResultSide& current) {
   std::fprintf(out, "# omni-bench compare%s\n", o.paired ? " --paired" : "");
   print_side(out, "baseline:", baseline);
   print_side(out, "current: ", current);
-  std::fprintf(out,
-               "# rules: metrics %s; speedup of %s may drop %s%s; cpu per byte%s may rise %s%s; "
-               "wire bytes and frames %s%s; significance alpha %.3g %s\n",
-               metric_list(o).c_str(), o.subject.c_str(), percent(o.tolerance).c_str(),
-               o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "",
-               o.cpu_reference.empty() ? "" : (" (over " + o.cpu_reference + "'s median on the same side)").c_str(),
-               percent(o.cpu_tolerance).c_str(), o.paired ? "" : " or the runs' spread",
-               o.bytes_tolerance > 0 ? ("may change " + percent(o.bytes_tolerance)).c_str() : "must match exactly",
-               o.accept_improvements ? " (fewer accepted)" : "", o.alpha,
-               o.paired ? "on pairs (run i of each side beside the other: Wilcoxon signed-rank on their ratios)"
-                        : "on per-run values (Mann-Whitney)");
+  std::fprintf(out, "# rules: %s\n", rules_text(o).c_str());
   for (const auto& n : outcome.schema_notes) std::fprintf(out, "# note: %s\n", n.c_str());
   if (o.min_size > 0)
     std::fprintf(out, "# left out: %zu configurations smaller than %s\n", outcome.below_min_size,

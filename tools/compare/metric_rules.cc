@@ -315,15 +315,7 @@ std::optional<double> detectable_regression(const MetricSamples& base, const Met
     for (double v : cur.samples) moved.push_back(v * level / cur.point);
     return p_worse(base.samples, moved, higher_is_better) < alpha;
   };
-  double hi = higher_is_better ? 0.999 : 100.0;
-  if (!significant(hi)) return std::nullopt;
-  double lo = std::min(tolerance, hi);
-  if (significant(lo)) return lo;
-  for (int i = 0; i < 40; ++i) {
-    const double mid = (lo + hi) / 2;
-    (significant(mid) ? hi : lo) = mid;
-  }
-  return hi;
+  return smallest_flagged_change(tolerance, higher_is_better ? 0.999 : 100.0, significant);
 }
 
 ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOptions& o) {

@@ -83,15 +83,7 @@ std::optional<double> paired_detectable_regression(const std::vector<double>& lo
     for (double d : log_ratios) moved.push_back(d - mid + level);
     return test_worse(moved, higher_is_better).p_value < alpha;
   };
-  double hi = higher_is_better ? 0.999 : 100.0;
-  if (!significant(hi)) return std::nullopt;
-  double lo = std::min(tolerance, hi);
-  if (significant(lo)) return lo;
-  for (int i = 0; i < 40; ++i) {
-    const double mid_delta = (lo + hi) / 2;
-    (significant(mid_delta) ? hi : lo) = mid_delta;
-  }
-  return hi;
+  return smallest_flagged_change(tolerance, higher_is_better ? 0.999 : 100.0, significant);
 }
 
 }  // namespace omnib

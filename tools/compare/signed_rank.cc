@@ -3,40 +3,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tools/compare/rank_sum.h"
+
 namespace omnib {
 namespace {
 
-struct RankedMagnitudes {
-  double w_plus = 0;
-  double tie_term = 0;  // sum over tie groups of |d| of t^3 - t
-  bool ties = false;
-  size_t n = 0;
-};
-
 // Midranks (1-based) of |d| over the non-zero differences; W+ sums those of
 // the positive ones.
-RankedMagnitudes rank_magnitudes(const std::vector<double>& differences) {
+RankSum rank_magnitudes(const std::vector<double>& differences, size_t* n) {
   std::vector<std::pair<double, bool>> magnitudes;  // |d|, positive
   for (double d : differences)
     if (d != 0 && !std::isnan(d)) magnitudes.emplace_back(std::abs(d), d > 0);
-  std::sort(magnitudes.begin(), magnitudes.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  RankedMagnitudes out;
-  out.n = magnitudes.size();
-  size_t i = 0;
-  while (i < magnitudes.size()) {
-    size_t j = i;
-    while (j + 1 < magnitudes.size() && magnitudes[j + 1].first == magnitudes[i].first) ++j;
-    const double t = static_cast<double>(j - i + 1);
-    const double midrank = (static_cast<double>(i + 1) + static_cast<double>(j + 1)) / 2.0;
-    for (size_t k = i; k <= j; ++k)
-      if (magnitudes[k].second) out.w_plus += midrank;
-    if (t > 1) {
-      out.ties = true;
-      out.tie_term += t * t * t - t;
-    }
-    i = j + 1;
-  }
-  return out;
+  *n = magnitudes.size();
+  return rank_sum(std::move(magnitudes));
 }
 
 // P(W+ >= w) for n untied differences: each rank 1..n is positive with
@@ -62,16 +41,15 @@ double exact_upper_tail(size_t n, double w) {
 
 SignedRankResult signed_rank_greater(const std::vector<double>& differences, SignedRankMethod method) {
   SignedRankResult r;
-  const RankedMagnitudes ranked = rank_magnitudes(differences);
-  r.n = ranked.n;
-  r.w_plus = ranked.w_plus;
-  if (ranked.n == 0) return r;
-  if (method == SignedRankMethod::kAuto && !ranked.ties && ranked.n <= kSignedRankExactLimit) {
+  const RankSum ranked = rank_magnitudes(differences, &r.n);
+  r.w_plus = ranked.flagged;
+  if (r.n == 0) return r;
+  if (method == SignedRankMethod::kAuto && !ranked.ties && r.n <= kSignedRankExactLimit) {
     r.exact = true;
-    r.p_value = exact_upper_tail(ranked.n, ranked.w_plus);
+    r.p_value = exact_upper_tail(r.n, r.w_plus);
     return r;
   }
-  const double n = static_cast<double>(ranked.n);
+  const double n = static_cast<double>(r.n);
   const double mean = n * (n + 1) / 4.0;
   const double variance = n * (n + 1) * (2 * n + 1) / 24.0 - ranked.tie_term / 48.0;
   if (variance <= 0) return r;
