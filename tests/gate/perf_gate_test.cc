@@ -1,8 +1,8 @@
 // ci/perf_gate.sh, run as CI runs it: the A/B gate fails a candidate that is
-// 1.5x slower than its base even when the candidate still beats the committed
-// baseline file (the engine became faster since the file was made, and the
-// file gate passes it), and without its base revision the gate says so and
-// falls back to the file. A few minutes of benchmark runs: label `gate`
+// 1.5x slower than its base even where the candidate still beats the
+// committed baseline file (the engine became faster since the file was made,
+// and the file gate reads it as an improvement), and without its base
+// revision the gate says so and falls back to the file. A few minutes of benchmark runs: label `gate`
 // (ctest -L gate runs them alone, -LE gate leaves them out).
 #include <gtest/gtest.h>
 
@@ -23,6 +23,10 @@ const std::string kScript = std::string(OMNIB_SOURCE_DIR) + "/ci/perf_gate.sh";
 const std::string kBaselineFile = std::string(OMNIB_SOURCE_DIR) + "/results/ci-baseline.json";
 constexpr int kPairs = 8;
 
+// At density 0.01 the engine became about twice as fast after the file was
+// made: a candidate 1.5x slower than today's base still reads there as an
+// improvement on the file. (At density 0.1 the gain since was smaller, and
+// the file may or may not catch it: not asserted.)
 TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
   const std::string work = temp_path("ab");
   auto gate = run_binary("/bin/bash", {kScript},
@@ -31,7 +35,9 @@ TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
                           "PERF_GATE_PAIRS=" + std::to_string(kPairs)},
                          900);
   ASSERT_EQ(gate.exit_code, 5) << gate.out << gate.err;
-  EXPECT_NE(gate.out.find("| omni median time:"), std::string::npos) << gate.out;
+  EXPECT_NE(gate.out.find(" density 0.01 block 256 nodes 4 overlap random blocks cpu | omni median time:"),
+            std::string::npos)
+      << gate.out;
   EXPECT_NE(gate.err.find("perf_gate: power: "), std::string::npos) << gate.err;
 
   // The same candidate runs against the committed file, by the file gate's rules.
@@ -41,14 +47,18 @@ TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
   auto file = run_cli({"compare", kBaselineFile, runs, "--metric", "bytes,frames,speedup,cpu,correct", "--tolerance",
                        "0.25", "--cpu-tolerance", "0.25", "--cpu-reference", "ring", "--json", verdicts},
                       {}, 60);
-  EXPECT_EQ(file.exit_code, 0) << file.out << file.err;
+  ASSERT_TRUE(file.exit_code == 0 || file.exit_code == 5) << file.out << file.err;
   int headlines = 0;
-  for (const auto& c : read_json(verdicts)["comparisons"]) {
-    if (c["algo"] != "omni" || c["metric"] != "speedup" || c["against"] != "best dense") continue;
-    ++headlines;  // the slowed candidate still beats the file at every density
+  const json doc = read_json(verdicts);
+  for (const auto& c : doc["comparisons"]) {
+    if (c.value("algo", "") != "omni" || c.value("metric", "") != "speedup" || c.value("against", "") != "best dense" ||
+        c["configuration"]["density"].get<double>() != 0.01)
+      continue;
+    ++headlines;
     EXPECT_GT(c["current"].get<double>(), c["baseline"].get<double>()) << c.dump();
+    EXPECT_NE(c["verdict"], "REGRESSION") << c.dump();
   }
-  EXPECT_EQ(headlines, 2) << file.out;
+  EXPECT_EQ(headlines, 1) << file.out;
 }
 
 TEST(PerfGate, WithoutItsBaseRevisionFallsBackToTheBaselineFileAndSaysSo) {
