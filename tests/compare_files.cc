@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/collective.h"
+#include "engine/collective/collective.h"
 
 namespace omnib::testing {
 
