@@ -196,10 +196,53 @@ Status finish_offsets(BlockEncoding e, std::span<const uint64_t> blocks, uint64_
 
 namespace {
 
+// Where pack_blocks writes: a bitmap to or bits into, or offsets to list
+// positions in, and the values.
+struct PackTarget {
+  bool bitmap;
+  uint8_t* map;
+  uint32_t* offs;
+  uint8_t* vals;
+  const uint8_t* values_begin;
+  size_t elem_size;
+  uint64_t found() const { return static_cast<uint64_t>(vals - values_begin) / elem_size; }
+};
+
+// Packs `blocks` in order, the ones `taken` holds (taken may be null) from
+// their taken elements, until all are packed or more than `nonzeros` found.
+void pack_each_block(PackTarget& t, std::span<const uint64_t> blocks, const BlockLayout& layout,
+                     const TakenBlocks* taken, ValueCursor& cursor, uint64_t nonzeros) {
+  const size_t elem_size = t.elem_size;
+  const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const uint64_t b = blocks[i];
+    const size_t len = layout.block_length(b);
+    const uint64_t from = layout.block_begin(b) - base;
+    if (taken != nullptr && taken->first[i] != FoundElements::kNotTaken) {
+      cursor.skip(len * elem_size);
+      const uint32_t* pos = taken->positions + taken->first[i];
+      const uint32_t count = taken->counts[i];
+      if (t.bitmap)
+        mark_taken(t.map, pos, count);
+      else
+        list_taken(t.offs, from, pos, count);
+      std::memcpy(t.vals, taken->values + taken->first[i] * elem_size, uint64_t{count} * elem_size);
+      t.vals += uint64_t{count} * elem_size;
+    } else {
+      const uint8_t* src = cursor.take(len * elem_size);
+      if (elem_size == 2)
+        pack_block<uint16_t>(t.bitmap, src, len, t.map, t.offs, from, t.vals);
+      else
+        pack_block<uint32_t>(t.bitmap, src, len, t.map, t.offs, from, t.vals);
+    }
+    if (t.map) t.map += (len + 7) / 8;
+    if (t.found() > nonzeros) return;
+  }
+}
+
 // pack_sparse, with the blocks that `taken` holds copied from it (taken may be null).
 Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const BlockLayout& layout, size_t elem_size,
                    uint64_t nonzeros, const TakenBlocks* taken, std::span<const iovec> values, UninitBytes& out) {
-  ValueCursor cursor(values);
   uint64_t map_bytes = 0, longest = 0;
   for (uint64_t b : blocks) {
     map_bytes += (layout.block_length(b) + 7) / 8;
@@ -217,39 +260,15 @@ Status pack_blocks(BlockEncoding e, std::span<const uint64_t> blocks, const Bloc
   // the padding after them, are filled in at the end).
   if (bitmap) std::memset(out.data(), 0, values_at);
   uint8_t* const values_begin = out.data() + values_at;
-  uint8_t* vals = values_begin;
-  uint8_t* map = bitmap ? out.data() : nullptr;
-  auto* offsets = bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + offsets_at(e, pages));
-  uint32_t* offs = offsets;
-  const uint64_t base = blocks.empty() ? 0 : layout.block_begin(blocks.front());
-  const auto found = [&] { return static_cast<uint64_t>(vals - values_begin) / elem_size; };
-  for (size_t i = 0; i < blocks.size(); ++i) {
-    const uint64_t b = blocks[i];
-    const size_t len = layout.block_length(b);
-    const uint64_t from = layout.block_begin(b) - base;
-    if (taken != nullptr && taken->first[i] != FoundElements::kNotTaken) {
-      cursor.skip(len * elem_size);
-      const uint32_t* pos = taken->positions + taken->first[i];
-      const uint32_t count = taken->counts[i];
-      if (bitmap)
-        mark_taken(map, pos, count);
-      else
-        list_taken(offs, from, pos, count);
-      std::memcpy(vals, taken->values + taken->first[i] * elem_size, uint64_t{count} * elem_size);
-      vals += uint64_t{count} * elem_size;
-    } else {
-      const uint8_t* src = cursor.take(len * elem_size);
-      if (elem_size == 2)
-        pack_block<uint16_t>(bitmap, src, len, map, offs, from, vals);
-      else
-        pack_block<uint32_t>(bitmap, src, len, map, offs, from, vals);
-    }
-    if (map) map += (len + 7) / 8;
-    if (found() > nonzeros) break;
-  }
-  if (found() != nonzeros)
+  PackTarget target{bitmap, bitmap ? out.data() : nullptr,
+                    bitmap ? nullptr : reinterpret_cast<uint32_t*>(out.data() + offsets_at(e, pages)), values_begin,
+                    values_begin, elem_size};
+  ValueCursor cursor(values);
+  pack_each_block(target, blocks, layout, taken, cursor, nonzeros);
+  const uint64_t found = target.found();
+  if (found != nonzeros)
     return internal_error("omni: a batch was counted with " + std::to_string(nonzeros) + " non-zeros but holds " +
-                          (found() > nonzeros ? "more" : std::to_string(found())));
+                          (found > nonzeros ? "more" : std::to_string(found)));
   if (bitmap) {
     out.resize(values_at + nonzeros * elem_size);
     return Status::ok();
