@@ -16,6 +16,7 @@
 #include "tools/build_info.h"
 #include "tools/git_revision.h"
 #include "tools/compare/compare_command.h"
+#include "tools/config/option_values.h"
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
 #include "tools/process/library_signals.h"
@@ -87,6 +88,11 @@ int run_command_line(int argc, char** argv) {
     int code = app.exit(e);
     // CLI11 returns 0 for --help/--version; every real parse error is a usage error.
     return code == 0 ? 0 : exit_code(Code::kUsage);
+  }
+  const Status values = check_option_values(app);
+  if (!values.is_ok()) {
+    std::fprintf(stderr, "omni-bench: %s\n", values.message().c_str());
+    return exit_code(Code::kUsage);
   }
 
   if (*list_cmd) {

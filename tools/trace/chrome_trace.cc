@@ -227,4 +227,13 @@ std::vector<TracedCall> calls_of(const TraceDocument& doc) {
   return out;
 }
 
+Result<TraceDocument> parse_trace_document(const std::string& text, const std::string& path) {
+  OMNIB_RETURN_IF_ERROR(check_json_depth(text).with_context("'" + path + "' "));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return usage_error("'" + path + "' is not JSON (a trace written part way?)");
+  auto doc = from_chrome_trace(j);
+  if (!doc.is_ok()) return doc.status().with_context("'" + path + "': ");
+  return doc;
+}
+
 }  // namespace omnib

@@ -1,8 +1,6 @@
 #include "tools/trace/trace_file.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "tools/config/regular_file.h"
 #include "tools/report/atomic_file.h"
 #include "tools/trace/trace_gather.h"
 
@@ -21,8 +19,18 @@ Status TraceFile::add(std::vector<RankTrace> ranks) {
                             std::to_string(doc_.ranks.size()));
     for (size_t r = 0; r < ranks.size(); ++r) merge_rank_trace(doc_.ranks[r], std::move(ranks[r]));
   }
-  return write_file_atomically(path_, to_chrome_trace(doc_).dump() + "\n");
+  auto kind = output_kind(path_);
+  if (!kind.is_ok()) return kind.status();
+  return kind.value() == OutputKind::kStream ? Status::ok() : write();
 }
+
+Status TraceFile::finish() {
+  auto kind = output_kind(path_);
+  if (!kind.is_ok()) return kind.status();
+  return kind.value() == OutputKind::kStream ? write() : Status::ok();
+}
+
+Status TraceFile::write() { return write_file_atomically(path_, to_chrome_trace(doc_).dump() + "\n"); }
 
 uint64_t TraceFile::dropped_events() const {
   uint64_t n = 0;
@@ -38,15 +46,10 @@ Status collect_configuration_trace(Store& store, const std::string& name, int ra
 }
 
 Result<TraceDocument> read_trace_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return usage_error("cannot read the trace file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded()) return usage_error("'" + path + "' is not JSON (a trace written part way?)");
-  auto doc = from_chrome_trace(j);
-  if (!doc.is_ok()) return doc.status().with_context("'" + path + "': ");
-  return doc;
+  auto text = read_regular_file(path, kMaxTraceFileBytes, "trace file",
+                                "give a file written by omni-bench allreduce --trace");
+  if (!text.is_ok()) return text.status();
+  return parse_trace_document(text.value(), path);
 }
 
 }  // namespace omnib
