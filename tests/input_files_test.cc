@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,17 @@ TEST(InputFiles, AHugeFileIsRefusedByItsSize) {
   close(fd);
   for (const auto& args : readers_of(huge, good_result()))
     expect_refused(args, huge + ": is 1.07 GB, more than the 256M omni-bench reads");
+}
+
+// A trace whose otherData nests 300000 deep: copying it overflowed the
+// stack (trace summarize exited 139). Refused before it is parsed.
+TEST(InputFiles, DeepNestingIsRefusedNotParsed) {
+  const std::string deep = temp_path("deep.json");
+  const size_t n = 300000;
+  std::ofstream(deep) << R"({"traceEvents": [], "otherData": {"tool": "omni-bench", "trace_format": 1, "clock": [], )"
+                      << R"("x": )" << std::string(n, '[') << std::string(n, ']') << "}}";
+  for (const auto& args : readers_of(deep, good_result()))
+    expect_refused(args, "nests arrays and objects deeper than 64 levels");
 }
 
 TEST(InputFiles, TheReadersStateTheirLimits) {

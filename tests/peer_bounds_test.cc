@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/bootstrap/tcp_store.h"
@@ -15,6 +16,7 @@
 #include "tests/store_peer.h"
 #include "tools/measure/peer_bounds.h"
 #include "tools/measure/rank_report.h"
+#include "tools/trace/trace_gather.h"
 
 namespace omnib {
 namespace {
@@ -81,6 +83,38 @@ TEST(PeerBounds, EveryAbsurdFieldIsRefusedNamingTheRank) {
     EXPECT_NE(s.message().find("rank 1 sent a report rank 0 cannot use"), std::string::npos) << c.what << ": "
                                                                                                << s.message();
   }
+}
+
+// Nesting past any report is refused before it is parsed: call times
+// nested 300000 deep overflowed the stack when rank 0 copied them.
+TEST(PeerBounds, DeepNestingIsRefusedNotParsed) {
+  const size_t n = 300000;
+  const std::string deep = R"({"algos": [{"t": [)" + std::string(n, '[') + std::string(n, ']') + "]}]}";
+  const std::vector<std::string> all{to_json(honest_report(0)).dump(), deep};
+  const Status s = parse_rank_reports(all, "cfg0/results", {"omni"}, 1, 2, PeerBounds::for_run(10, 1024)).status();
+  EXPECT_EQ(s.code(), Code::kInternal);
+  EXPECT_NE(s.message().find("rank 1 sent a report"), std::string::npos) << s.message();
+}
+
+// A trace part count of 2^64-1 ("-1" to std::stoul) made every rank loop
+// through that many empty gathers: refused at once, naming the rank.
+TEST(PeerBounds, AnAbsurdTracePartCountIsRefusedNamingTheRank) {
+  auto server = TcpStoreServer::start({"127.0.0.1", 0}, testing::test_token()).take();
+  Result<std::vector<RankTrace>> got = internal_error("not run");
+  std::thread rank0([&] {
+    auto c = TcpStoreClient::connect(server->address(), testing::test_token(), std::chrono::seconds(10));
+    ASSERT_TRUE(c.is_ok()) << c.status().message();
+    RankTrace mine;
+    got = gather_rank_traces(*c.value(), "cfg0/trace", 0, 2, mine);
+  });
+  auto forger = TcpStoreClient::connect(server->address(), testing::test_token(), std::chrono::seconds(10));
+  ASSERT_TRUE(forger.is_ok()) << forger.status().message();
+  EXPECT_TRUE(forger.value()->gather("cfg0/trace/parts", 1, 2, "-1", GatherTo::kRoot).is_ok());
+  rank0.join();
+  ASSERT_FALSE(got.is_ok());
+  EXPECT_EQ(got.status().code(), Code::kInternal);
+  EXPECT_NE(got.status().message().find("rank 1 sent a trace part count"), std::string::npos)
+      << got.status().message();
 }
 
 // A client holding the job token gathers rank 1's part of the first

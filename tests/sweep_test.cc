@@ -317,13 +317,14 @@ TEST(SweepCommand, OddSizesResumeWithoutRerunning) {
 TEST(SweepCommand, SigtermStopsThePointAndKeepsTheJson) {
   const std::string json = testing::temp_path("stopped.json");
   const std::string err = testing::temp_path("stderr.txt");
+  const std::string binary = testing::omni_bench_binary();
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
     freopen("/dev/null", "w", stdout);
     freopen(err.c_str(), "w", stderr);
     // The first point (one rank) is quick, the second runs until it is stopped.
-    execl(OMNIB_BINARY, OMNIB_BINARY, "sweep", "--nodes", "1,3", "--density", "0.1", "--sizes", "1M", "-J",
+    execl(binary.c_str(), binary.c_str(), "sweep", "--nodes", "1,3", "--density", "0.1", "--sizes", "1M", "-J",
           json.c_str(), "-n", "3", "-w", "0", "--algo", "ring", "--repeat", "1000", static_cast<char*>(nullptr));
     _exit(127);
   }
