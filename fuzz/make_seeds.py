@@ -210,6 +210,10 @@ def trace_file():
         span(0, "allreduce", "call", 0, 1e300, 1e300)], otherData=dict(other, clock=[
             {"rank": 0, "offset_ns": 1e300, "error_ns": -1e300, "rounds": 1, "dropped_events": 0}]))).encode())
     write("trace_file", "number_overflow", b'{"traceEvents": [1e99999], "otherData": {}}')
+    # Found by fuzzing: a span whose peer is no rank of the trace loaded, and
+    # the counters written for it named a rank without a process.
+    write("trace_file", "regress-peer-not-a-rank", json.dumps(dict(doc, traceEvents=events + [
+        span(1, "recv", "recv", 1, 30, 2, 1, peer=5, bytes=8)])).encode())
 
 
 def store_protocol():

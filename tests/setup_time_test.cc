@@ -33,7 +33,8 @@ std::vector<Result<std::vector<double>>> gather(const std::vector<std::vector<do
     ranks.emplace_back([&, r] {
       auto c = TcpStoreClient::connect(server->address(), testing::test_token(), std::chrono::seconds(10));
       ASSERT_TRUE(c.is_ok()) << c.status().message();
-      got[static_cast<size_t>(r)] = max_setup_us_over_ranks(*c.value(), r, world, times[static_cast<size_t>(r)], started);
+      const auto& mine = times[static_cast<size_t>(r)];
+      got[static_cast<size_t>(r)] = max_setup_us_over_ranks(*c.value(), r, world, mine, started);
     });
   for (auto& t : ranks) t.join();
   return got;

@@ -77,7 +77,8 @@ Result<std::string> write_combined(const std::vector<std::string>& inputs) {
   const int fd = mkstemp(path.data());
   // A full or unwritable temporary folder is the user's to fix (exit 2).
   const std::string fix = " (is the folder full or not writable? set TMPDIR to another)";
-  if (fd < 0) return usage_error("cannot create a temporary file for the plot in " + path + ": " + std::strerror(errno) + fix);
+  if (fd < 0)
+    return usage_error("cannot create a temporary file for the plot in " + path + ": " + std::strerror(errno) + fix);
   const std::string text = doc.dump();
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   const int err = errno;

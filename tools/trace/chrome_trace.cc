@@ -112,6 +112,19 @@ bool read_process_label(const std::string& label, int pid, RankTrace& rank) {
   return false;
 }
 
+// Every span's peer is a rank of the trace (or none): the bytes-in-flight
+// counters are drawn per pair of ranks, and a trace written from spans with
+// other peers would not read back.
+Status check_peers(const std::vector<RankTrace>& ranks) {
+  for (const RankTrace& r : ranks)
+    for (const CallSpans& c : r.calls)
+      for (const SpanRecord& s : c.spans)
+        if (s.args.peer < -1 || s.args.peer >= static_cast<int>(ranks.size()))
+          return usage_error("rank " + std::to_string(r.rank) + ": span '" + s.name + "' names peer " +
+                             std::to_string(s.args.peer) + ", which is not a rank of the trace");
+  return Status::ok();
+}
+
 Status read_other_data(const json& other, std::vector<RankTrace>& ranks) {
   const json& clocks = other.contains("clock") ? other["clock"] : json();
   if (!clocks.is_array()) return usage_error("otherData: field 'clock' is missing or not an array");
@@ -232,6 +245,7 @@ Result<TraceDocument> from_chrome_trace(const json& j) {
       return usage_error("the trace has no process for rank " + std::to_string(doc.ranks.size()));
     doc.ranks.push_back(std::move(rank));
   }
+  OMNIB_RETURN_IF_ERROR(check_peers(doc.ranks));
   OMNIB_RETURN_IF_ERROR(read_other_data(*other.value(), doc.ranks));
   return doc;
 }

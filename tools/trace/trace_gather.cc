@@ -51,7 +51,8 @@ Result<std::vector<RankTrace>> gather_rank_traces(Store& store, const std::strin
     auto r = store.get(name + "/rounds");
     if (!r.is_ok()) return r.status();
     auto n = parse_part_count(r.value());
-    if (!n) return internal_error("rendezvous value '" + name + "/rounds' is not a count: '" + r.value().substr(0, 40) + "'");
+    if (!n)
+      return internal_error("rendezvous value '" + name + "/rounds' is not a count: '" + r.value().substr(0, 40) + "'");
     rounds = *n;
   }
   std::vector<std::string> texts(rank == 0 ? static_cast<size_t>(world) : 0);
