@@ -144,6 +144,48 @@ int run_point(const SweepPoint& p, const std::string& part) {
   return code;
 }
 
+// The records a sweep starts from: none, or with --resume those the -J file
+// holds. A usage error when the file exists and neither --resume nor --force
+// was given; a stream (a FIFO, a device) has nothing to resume, and the
+// reader refuses it.
+Result<std::vector<ResultRecord>> starting_records(const SweepOptions& o, OutputKind kind) {
+  if (kind == OutputKind::kFile && !o.resume && !o.force)
+    return usage_error("'" + o.json_path + "' already exists: pass --resume to continue it, --force to replace it, "
+                       "or choose another file");
+  if (!o.resume || kind == OutputKind::kNew) return std::vector<ResultRecord>{};
+  auto file = load_result_file(o.json_path);
+  if (!file.is_ok()) return file.status().with_context("cannot resume: ");
+  return file.take().records;
+}
+
+// Adds whatever a point's run finished to `report` (even when it failed or
+// was stopped part way) and counts its configurations into `finished`.
+Status keep_point_records(const std::string& part, JsonReporter& report, size_t& finished) {
+  if (!file_exists(part)) return Status::ok();
+  auto kept = load_result_file(part);
+  unlink(part.c_str());
+  if (!kept.is_ok()) return Status::ok();
+  std::set<std::string> configs;
+  for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
+  finished += configs.size();
+  return report.add_group(kept.value().records);
+}
+
+// The last write and the exit code: 128 + the signal that stopped the
+// sweep (whose file then says it is not complete, and --resume goes on), or
+// `worst`, the first failing point's code.
+int finish_sweep(JsonReporter& report, size_t finished, const std::string& path, int worst) {
+  const Status s = g_stop_signal ? report.finish_interrupted() : report.finish();
+  if (!s.is_ok()) return failure(s);
+  if (g_stop_signal) {
+    std::fprintf(stderr, "omni-bench sweep: stopped by signal %d; %zu configuration(s) finished are in %s\n",
+                 static_cast<int>(g_stop_signal), finished, path.c_str());
+    return 128 + g_stop_signal;
+  }
+  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, path.c_str());
+  return worst;
+}
+
 }  // namespace
 
 void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
@@ -178,16 +220,9 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   if (o.resume && o.force) return usage("--resume keeps the file and --force replaces it: choose one");
   auto kind = output_kind(o.json_path);
   if (!kind.is_ok()) return usage(kind.status().message());
-  if (kind.value() == OutputKind::kFile && !o.resume && !o.force)
-    return usage("'" + o.json_path + "' already exists: pass --resume to continue it, --force to replace it, "
-                 "or choose another file");
-  std::vector<ResultRecord> existing;
-  // A stream (a FIFO, a device) has no results to resume: the reader refuses it.
-  if (o.resume && kind.value() != OutputKind::kNew) {
-    auto file = load_result_file(o.json_path);
-    if (!file.is_ok()) return usage("cannot resume: " + file.status().message());
-    existing = file.value().records;
-  }
+  auto kept = starting_records(o, kind.value());
+  if (!kept.is_ok()) return usage(kept.status().message());
+  std::vector<ResultRecord>& existing = kept.value();
   // Every point is planned before any runs: a point allreduce would refuse
   // stops the sweep here, not half-way; a sweep too large to plan stops
   // before planning.
@@ -226,18 +261,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     unlink(part.c_str());
     bar.clear();
     const int code = run_point(p, part);
-    // Keep whatever the run finished, even when it failed or was stopped part way.
-    if (file_exists(part)) {
-      auto kept = load_result_file(part);
-      unlink(part.c_str());
-      if (kept.is_ok()) {
-        s = report.add_group(kept.value().records);
-        std::set<std::string> configs;
-        for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
-        finished += configs.size();
-      }
-      if (!s.is_ok()) return failure(s);
-    }
+    s = keep_point_records(part, report, finished);
+    if (!s.is_ok()) return failure(s);
     if (code != 0 && !g_stop_signal) {
       std::fprintf(stderr, "omni-bench sweep: point (%s) failed with exit code %d\n", p.description.c_str(), code);
       if (worst == 0) worst = code;
@@ -248,16 +273,7 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     bar.update(done, p.description);
   }
   bar.clear();
-  // A stopped sweep's file says so: it is not complete, and --resume goes on.
-  s = g_stop_signal ? report.finish_interrupted() : report.finish();
-  if (!s.is_ok()) return failure(s);
-  if (g_stop_signal) {
-    std::fprintf(stderr, "omni-bench sweep: stopped by signal %d; %zu configuration(s) finished are in %s\n",
-                 static_cast<int>(g_stop_signal), finished, o.json_path.c_str());
-    return 128 + g_stop_signal;
-  }
-  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, o.json_path.c_str());
-  return worst;
+  return finish_sweep(report, finished, o.json_path, worst);
 }
 
 }  // namespace omnib
