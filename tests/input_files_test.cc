@@ -33,14 +33,6 @@ std::vector<std::vector<std::string>> readers_of(const std::string& path, const 
           {"sweep", "--resume", "-J", path, "--nodes", "1", "--sizes", "4K", "-n", "1", "-w", "0"}};
 }
 
-std::string good_result() {
-  const std::string path = temp_path("good.json");
-  auto r = run_cli({"allreduce", "--nodes", "1", "--algo", "omni", "-b", "4K", "-e", "4K", "-n", "2", "-w", "0",
-                    "-J", path});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return path;
-}
-
 void expect_refused(const std::vector<std::string>& args, const std::string& message) {
   auto r = run_cli(args, {}, 20);
   EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
@@ -51,14 +43,14 @@ void expect_refused(const std::vector<std::string>& args, const std::string& mes
 TEST(InputFiles, AFifoIsRefusedNotWaitedOn) {
   const std::string fifo = temp_path("fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
-  for (const auto& args : readers_of(fifo, good_result()))
+  for (const auto& args : readers_of(fifo, testing::small_result_file()))
     expect_refused(args, fifo + ": is a FIFO (named pipe), not a regular file");
 }
 
 TEST(InputFiles, ADeviceIsNeverReadWithoutEnd) {
   const std::string zero = temp_path("zero");
   if (!testing::make_char_device(zero, 1, 5)) GTEST_SKIP() << "mknod needs root";
-  for (const auto& args : readers_of(zero, good_result()))
+  for (const auto& args : readers_of(zero, testing::small_result_file()))
     expect_refused(args, zero + ": is a character device, not a regular file");
 }
 
@@ -70,7 +62,7 @@ TEST(InputFiles, AHugeFileIsRefusedByItsSize) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(ftruncate(fd, off_t{1} << 30), 0);
   close(fd);
-  for (const auto& args : readers_of(huge, good_result()))
+  for (const auto& args : readers_of(huge, testing::small_result_file()))
     expect_refused(args, huge + ": is 1.07 GB, more than the 256M omni-bench reads");
 }
 
@@ -81,7 +73,7 @@ TEST(InputFiles, DeepNestingIsRefusedNotParsed) {
   const size_t n = 300000;
   std::ofstream(deep) << R"({"traceEvents": [], "otherData": {"tool": "omni-bench", "trace_format": 1, "clock": [], )"
                       << R"("x": )" << std::string(n, '[') << std::string(n, ']') << "}}";
-  for (const auto& args : readers_of(deep, good_result()))
+  for (const auto& args : readers_of(deep, testing::small_result_file()))
     expect_refused(args, "nests arrays and objects deeper than 64 levels");
 }
 

@@ -27,15 +27,6 @@ std::vector<std::string> small_run(std::vector<std::string> extra) {
   return args;
 }
 
-// A result file to compare, from a one-rank run.
-std::string result_file() {
-  const std::string path = temp_path("result.json");
-  auto r = run_cli({"allreduce", "--nodes", "1", "--algo", "omni", "-b", "4K", "-e", "4K", "-n", "2", "-w", "0",
-                    "-J", path});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return path;
-}
-
 std::string scratch_folder(const std::string& name) {
   const std::string dir = temp_path(name);
   std::filesystem::create_directories(dir);
@@ -45,7 +36,7 @@ std::string scratch_folder(const std::string& name) {
 TEST(OutputPaths, ACharacterDeviceStaysADevice) {
   const std::string null = scratch_folder("device") + "/null";
   if (!testing::make_char_device(null, 1, 3)) GTEST_SKIP() << "mknod needs root";
-  const std::string result = result_file();
+  const std::string result = testing::small_result_file();
   const std::vector<std::vector<std::string>> commands = {
       small_run({"-J", null, "--force"}),
       small_run({"--trace", null, "--force"}),
@@ -64,7 +55,7 @@ TEST(OutputPaths, ACharacterDeviceStaysADevice) {
 
 TEST(OutputPaths, AFolderIsAUsageErrorThatSaysWhatToDo) {
   const std::string folder = scratch_folder("results");
-  const std::string result = result_file();
+  const std::string result = testing::small_result_file();
   for (const auto& args : {small_run({"-J", folder}), small_run({"-J", folder, "--force"}),
                            small_run({"--trace", folder, "--force"}),
                            std::vector<std::string>{"compare", result, result, "--json", folder, "--force"},
@@ -79,7 +70,7 @@ TEST(OutputPaths, AFolderIsAUsageErrorThatSaysWhatToDo) {
 TEST(OutputPaths, AFullDiskIsTheUsersToFix) {
   testing::FullDisk disk(temp_path("disk"));
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root";
-  const std::string result = result_file();
+  const std::string result = testing::small_result_file();
   for (const auto& args :
        {small_run({"-J", disk.folder() + "/r.json"}), small_run({"--trace", disk.folder() + "/t.json"}),
         std::vector<std::string>{"compare", result, result, "--json", disk.folder() + "/c.json"}}) {
