@@ -36,7 +36,7 @@ RegularFile::~RegularFile() {
 Status RegularFile::open_for_reading(const std::string& path, const std::string& hint) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
-    return usage_error(path + ": cannot be opened (" + std::strerror(errno) + "; does it exist, and is it readable?)");
+    return usage_error(path + ": cannot read it (" + std::strerror(errno) + "; does it exist, and is it readable?)");
   OMNIB_RETURN_IF_ERROR(refuse_kind(path, st, hint));
   // O_NONBLOCK: should a FIFO be swapped in after the check, opening it does
   // not wait for a writer; fstat below then refuses it.
