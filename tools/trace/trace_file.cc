@@ -1,5 +1,7 @@
 #include "tools/trace/trace_file.h"
 
+#include <cstdio>
+
 #include "tools/config/regular_file.h"
 #include "tools/report/atomic_file.h"
 #include "tools/trace/trace_gather.h"
@@ -30,7 +32,19 @@ Status TraceFile::finish() {
   return kind.value() == OutputKind::kStream ? write() : Status::ok();
 }
 
-Status TraceFile::write() { return write_file_atomically(path_, to_chrome_trace(doc_).dump() + "\n"); }
+Status TraceFile::write() {
+  const std::string text = to_chrome_trace(doc_).dump() + "\n";
+  // Written all the same (Perfetto opens it), but said once: trace summarize
+  // will refuse it.
+  if (text.size() > kMaxTraceFileBytes && !said_too_large_) {
+    said_too_large_ = true;
+    std::fprintf(stderr,
+                 "omni-bench: %s has grown past %llu MiB, more than trace summarize reads: lower --trace-iters or "
+                 "--trace-buffer to summarize it (Perfetto still opens it)\n",
+                 path_.c_str(), static_cast<unsigned long long>(kMaxTraceFileBytes >> 20));
+  }
+  return write_file_atomically(path_, text);
+}
 
 uint64_t TraceFile::dropped_events() const {
   uint64_t n = 0;

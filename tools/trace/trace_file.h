@@ -34,6 +34,7 @@ class TraceFile {
   Status write();
   std::string path_;
   TraceDocument doc_;
+  bool said_too_large_ = false;  // the note that trace summarize will refuse it, once
 };
 
 // After each configuration, on every rank of the job: brings the collector's
