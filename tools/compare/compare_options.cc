@@ -103,7 +103,7 @@ Status validate_compare_options(CompareOptions& o) {
   }
   if (o.metrics.empty())
     return usage_error("--metric is empty: name at least one of bytes, frames, speedup, cpu, time, correct");
-  if (!o.json_path.empty()) OMNIB_RETURN_IF_ERROR(refuse_to_overwrite(o.json_path, o.force, "--force to replace it"));
+  if (!o.json_path.empty()) OMNIB_RETURN_IF_ERROR(check_output_path(o.json_path, o.force, "--force to replace it"));
   return Status::ok();
 }
 
