@@ -20,7 +20,7 @@ from collections import defaultdict
 
 CHECKED_TOPS = ("engine", "baselines", "cuda", "tools")
 SOURCE_ENDINGS = (".h", ".cc", ".cu", ".cuh")
-LAYER_CALL = re.compile(r"omnib_add_layer\(\s*(\w+)(.*?)\)\s*$", re.S | re.M)
+LAYER_CALL = re.compile(r"omnib_add_(?:layer|program)\(\s*([\w-]+)(.*?)\)\s*$", re.S | re.M)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -52,7 +52,7 @@ def read_layers(root):
         text = open(path).read()
         for m in LAYER_CALL.finditer(text):
             name, args = m.group(1), m.group(2)
-            if name == "name":  # the function's own definition
+            if name == "name":  # the functions' own definitions
                 continue
             folder = keyword_values(args, "FOLDER")
             if not folder:

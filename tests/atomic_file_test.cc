@@ -23,7 +23,7 @@
 
 #include "tests/cli_runner.h"
 #include "tests/special_files.h"
-#include "tools/report/atomic_file.h"
+#include "tools/common/atomic_file.h"
 
 namespace omnib {
 namespace {

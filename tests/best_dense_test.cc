@@ -10,8 +10,8 @@
 
 #include "engine/build_features.h"
 #include "tests/e2e_fixture.h"
-#include "tools/allreduce_options.h"
-#include "tools/report/result_record.h"
+#include "tools/allreduce/allreduce_options.h"
+#include "tools/record/result_record.h"
 #include "tools/report/table_reporter.h"
 
 namespace omnib {

@@ -1,10 +1,10 @@
-// Where one rank's time in a call went (tools/trace/call_breakdown.h), and
-// how calls are charged to their slowest worker (tools/trace/profile_summary.h).
-#include "tools/trace/call_breakdown.h"
+// Where one rank's time in a call went (tools/measure/call_breakdown.h), and
+// how calls are charged to their slowest worker (tools/measure/profile_summary.h).
+#include "tools/measure/call_breakdown.h"
 
 #include <gtest/gtest.h>
 
-#include "tools/trace/profile_summary.h"
+#include "tools/measure/profile_summary.h"
 
 namespace omnib {
 namespace {

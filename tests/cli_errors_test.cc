@@ -4,8 +4,8 @@
 #include <fstream>
 
 #include "tests/cli_runner.h"
-#include "tools/device_tensors.h"
-#include "tools/report/result_record.h"
+#include "tools/allreduce/device_tensors.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 namespace {

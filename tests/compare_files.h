@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_runner.h"
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib::testing {
 

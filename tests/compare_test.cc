@@ -11,7 +11,7 @@
 #include "tests/cli_runner.h"
 #include "tests/compare_files.h"
 #include "tools/compare/metric_samples.h"
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/cli_runner.h"
-#include "tools/device_tensors.h"
+#include "tools/allreduce/device_tensors.h"
 
 namespace omnib {
 namespace {

@@ -13,7 +13,7 @@
 #include "tests/cli_runner.h"
 #include "tests/rank_launcher.h"
 #include "tests/store_peer.h"
-#include "tools/local_launcher.h"
+#include "tools/launch/local_launcher.h"
 
 namespace omnib {
 namespace {

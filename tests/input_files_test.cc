@@ -16,7 +16,7 @@
 #include "tests/cli_runner.h"
 #include "tests/special_files.h"
 #include "tools/compare/result_file.h"
-#include "tools/config/regular_file.h"
+#include "tools/common/regular_file.h"
 #include "tools/trace/trace_file.h"
 
 namespace omnib {

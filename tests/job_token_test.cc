@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "engine/auth/job_token.h"
-#include "tools/launch_env.h"
-#include "tools/rank_rendezvous.h"
+#include "tools/launch/launch_env.h"
+#include "tools/launch/rank_rendezvous.h"
 
 namespace omnib {
 namespace {

@@ -33,7 +33,7 @@
 #include "tools/net/emulated_launch.h"
 #include "tools/net/emulated_network.h"
 #include "tools/net/link_meter.h"
-#include "tools/net/link_shape.h"
+#include "tools/config/link_shape.h"
 #include "tools/net/link_shaper.h"
 #include "tools/net/net_cleanup.h"
 #include "tools/net/net_plan.h"

@@ -4,7 +4,7 @@
 
 #include "tests/cli_runner.h"
 #include "tests/e2e_fixture.h"
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 namespace {

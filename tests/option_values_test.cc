@@ -1,8 +1,8 @@
-// Option values that parse but mean nothing (tools/config/option_values.h):
+// Option values that parse but mean nothing (tools/common/option_values.h):
 // empty values, NaN and infinity for numbers, integers past their range or,
 // unsigned, negative. CLI11 takes them all (it saturates 2^64 to 2^64-1 and
 // wraps -1 to it); the check refuses each, naming the option.
-#include "tools/config/option_values.h"
+#include "tools/common/option_values.h"
 
 #include <gtest/gtest.h>
 

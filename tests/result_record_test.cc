@@ -1,8 +1,8 @@
-// Result records (tools/report/result_record.h): the --profile and link
+// Result records (tools/record/result_record.h): the --profile and link
 // limit fields of schema 3, the set-up time and the --duration block
 // round-trip, older schemas still load, and docs/json-schema.md describes the
 // schema the code writes.
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <regex>
 #include <set>
 
-#include "tools/measure/time_tally.h"
+#include "tools/record/time_tally.h"
 
 namespace omnib {
 namespace {

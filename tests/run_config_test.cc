@@ -9,8 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "engine/links/open_transport.h"
-#include "tools/allreduce_options.h"
-#include "tools/run_plan.h"
+#include "tools/allreduce/allreduce_options.h"
+#include "tools/allreduce/run_plan.h"
 
 namespace omnib {
 namespace {
@@ -72,18 +72,40 @@ TEST(RunConfig, SixteenBitTypesRoundTrip) {
   EXPECT_FALSE(parse_dtype("fp8").has_value());
 }
 
+// A value of `field` other than `v` that a file may hold.
+std::string another_value(const std::string& field, const std::string& v) {
+  if (field == "dtype") return v == "float" ? "int32" : "float";
+  if (field == "device") return v == "cuda" ? "cpu" : "cuda";
+  if (field == "net") return v == "loopback" ? "emulate" : "loopback";
+  if (field == "shard_layout") return v == "striped" ? "contiguous" : "striped";
+  if (field == "encoding") return v == "coo" ? "bitmap" : "coo";
+  if (field == "route") return v == "direct" ? "shards" : "direct";
+  return "other";
+}
+
 TEST(RunConfig, EveryIdentityFieldTellsConfigurationsApart) {
   const RunConfig base = emulated();
   for (const auto& field : identity_fields()) {
     json changed = base.key();
     json& v = changed[field];
-    if (v.is_string()) v = field == "dtype" ? "float" : field == "device" ? "cuda" : field == "net" ? "loopback" : "other";
+    if (v.is_string()) v = another_value(field, v.get<std::string>());
     else if (v.is_boolean()) v = !v.get<bool>();
     else if (v.is_number_float()) v = v.get<double>() + 0.5;
     else v = v.get<uint64_t>() + 1;
     auto c = run_config_from_json(changed, 2, nullptr);
     ASSERT_TRUE(c.is_ok()) << field << ": " << c.status().message();
     EXPECT_NE(c.value().key_text(), base.key_text()) << field;
+  }
+}
+
+TEST(RunConfig, EngineNamesAreReadOnceAndUnknownOnesRefused) {
+  for (const char* field : {"shard_layout", "encoding", "route"}) {
+    json changed = emulated().key();
+    changed[field] = "other";
+    auto c = run_config_from_json(changed, 5, nullptr);
+    ASSERT_FALSE(c.is_ok()) << field;
+    EXPECT_NE(c.status().message().find(std::string("field '") + field + "': 'other' is not known"), std::string::npos)
+        << c.status().message();
   }
 }
 

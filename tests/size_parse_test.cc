@@ -1,8 +1,8 @@
-#include "tools/size_parse.h"
+#include "tools/common/size_parse.h"
 
 #include <gtest/gtest.h>
 
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 namespace omnib {
 namespace {

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "tests/cli_runner.h"
-#include "tools/config/comma_list.h"
+#include "tools/common/comma_list.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "tests/cli_runner.h"
-#include "tools/threshold_check.h"
+#include "tools/allreduce/threshold_check.h"
 
 namespace omnib {
 namespace {

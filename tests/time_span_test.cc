@@ -1,6 +1,6 @@
 // --duration and --checkpoint-interval take lengths of time as --link-delay
 // does: a number and a unit; anything else is a usage error naming the flag.
-#include "tools/config/time_span.h"
+#include "tools/common/time_span.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The bounded statistics of --duration runs: exact while every time is kept,
 // within TimeTally::kPercentileError beyond, with a bounded uniform sample.
-#include "tools/measure/time_tally.h"
+#include "tools/record/time_tally.h"
 
 #include <gtest/gtest.h>
 

@@ -9,12 +9,9 @@
 #pragma once
 
 #include "engine/base/status.h"
+#include "engine/omni/settings/omni_settings.h"
 
 namespace omnib {
-
-// The environment variable that forces the choice: 1 or 2 (unset: chosen
-// from the cores).
-inline constexpr const char* kDirectLanesVar = "OMNIB_DIRECT_LANES";
 
 // 1 or 2: `forced` (the variable's value, null when unset) if set, else 1
 // when `local_workers` need more than `cores` for two busy lanes each.

@@ -6,7 +6,7 @@
 #include "tools/compare/metric_rules.h"
 #include "tools/compare/record_matching.h"
 #include "tools/compare/result_file.h"
-#include "tools/report/atomic_file.h"
+#include "tools/common/atomic_file.h"
 
 namespace omnib {
 namespace {

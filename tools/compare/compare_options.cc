@@ -1,8 +1,8 @@
 #include "tools/compare/compare_options.h"
 
-#include "tools/allreduce_options.h"
-#include "tools/report/atomic_file.h"
-#include "tools/size_parse.h"
+#include "tools/common/atomic_file.h"
+#include "tools/common/comma_list.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <set>
 
-#include "tools/size_parse.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 namespace {

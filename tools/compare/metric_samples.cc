@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 namespace omnib {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "tools/compare/signed_rank.h"
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 namespace omnib {
 namespace {

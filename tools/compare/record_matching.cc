@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "tools/size_parse.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 namespace {

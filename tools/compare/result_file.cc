@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "tools/config/comma_list.h"
-#include "tools/config/json_fields.h"
-#include "tools/config/regular_file.h"
+#include "tools/common/comma_list.h"
+#include "tools/common/json_fields.h"
+#include "tools/common/regular_file.h"
 
 namespace omnib {
 

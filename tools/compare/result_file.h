@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <sstream>
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 #include "tools/config/transport_identity.h"
-#include "tools/net/link_shape.h"
-#include "tools/size_parse.h"
+#include "tools/config/link_shape.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 namespace {

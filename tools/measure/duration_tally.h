@@ -11,7 +11,7 @@
 
 #include "engine/base/status.h"
 #include "tools/measure/rank_samples.h"
-#include "tools/measure/time_tally.h"
+#include "tools/record/time_tally.h"
 
 namespace omnib {
 

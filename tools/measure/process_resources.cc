@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 
 namespace omnib {
 namespace {

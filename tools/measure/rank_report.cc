@@ -1,6 +1,6 @@
 #include "tools/measure/rank_report.h"
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 
 namespace omnib {
 

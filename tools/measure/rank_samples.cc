@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 #include "tools/net/link_shaper.h"
-#include "tools/stats.h"
+#include "tools/common/stats.h"
 
 namespace omnib {
 
@@ -129,31 +129,46 @@ void combine_rank_samples(const RecordFrame& f, const std::vector<RankSamples>& 
                         tally_wrong(ranks), out);
 }
 
-void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>& ranks,
-                           const std::vector<uint64_t>& run_calls, const WrongTally& wrong, ResultRecord& out) {
-  uint64_t timed_calls = 0;
-  for (uint64_t n : run_calls) timed_calls += n;
-  const double calls = static_cast<double>(std::max<uint64_t>(timed_calls, 1));  // timed calls per rank
-  bool have_wire = true, have_link = true;
+namespace {
+
+// Wire and link bytes (and frames) per timed call: the busiest rank's and
+// all ranks'; absent when some rank could not count them.
+void combine_traffic(const std::vector<RankSamples>& ranks, double calls, ResultRecord& out) {
+  bool have_wire = !ranks.empty(), have_link = !ranks.empty();
   double sent_max = 0, sent_total = 0, frames_max = 0, frames_total = 0, link_max = 0, link_total = 0;
-  CpuTime cpu_total;
-  double cpu_rank_max = 0;
-  std::vector<double> run_cpu(run_calls.size(), 0.0);
   for (const RankSamples& s : ranks) {
+    have_wire &= s.wire.has_value();
+    have_link &= s.link_bytes.has_value();
     if (s.wire) {
       sent_max = std::max(sent_max, static_cast<double>(s.wire->sent) / calls);
       sent_total += static_cast<double>(s.wire->sent) / calls;
       frames_max = std::max(frames_max, static_cast<double>(s.wire->frames_sent) / calls);
       frames_total += static_cast<double>(s.wire->frames_sent) / calls;
-    } else {
-      have_wire = false;
     }
     if (s.link_bytes) {
       link_max = std::max(link_max, static_cast<double>(*s.link_bytes) / calls);
       link_total += static_cast<double>(*s.link_bytes) / calls;
-    } else {
-      have_link = false;
     }
+  }
+  if (have_wire) {
+    out.wire_sent_per_rank_max = sent_max;
+    out.wire_sent_total = sent_total;
+    out.wire_frames_per_rank_max = frames_max;
+    out.wire_frames_total = frames_total;
+  }
+  if (have_link) {
+    out.link_sent_per_rank_max = link_max;
+    out.link_sent_total = link_total;
+  }
+}
+
+// CPU time of all ranks per timed call, whole and run by run, and per wire byte.
+void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64_t>& run_calls, double calls,
+                 ResultRecord& out) {
+  CpuTime cpu_total;
+  double cpu_rank_max = 0;
+  std::vector<double> run_cpu(run_calls.size(), 0.0);
+  for (const RankSamples& s : ranks) {
     CpuTime rank_cpu;
     for (size_t k = 0; k < s.cpu.size() && k < run_cpu.size(); ++k) {
       rank_cpu += s.cpu[k];
@@ -162,17 +177,6 @@ void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>&
     cpu_total += rank_cpu;
     cpu_rank_max = std::max(cpu_rank_max, rank_cpu.total_us() / calls);
   }
-  if (have_wire && !ranks.empty()) {
-    out.wire_sent_per_rank_max = sent_max;
-    out.wire_sent_total = sent_total;
-    out.wire_frames_per_rank_max = frames_max;
-    out.wire_frames_total = frames_total;
-  }
-  if (have_link && !ranks.empty()) {
-    out.link_sent_per_rank_max = link_max;
-    out.link_sent_total = link_total;
-  }
-
   CpuUsage cpu;
   cpu.user_us_per_call = cpu_total.user_us / calls;
   cpu.sys_us_per_call = cpu_total.sys_us / calls;
@@ -180,36 +184,32 @@ void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>&
   const bool bytes_moved = out.wire_sent_total && *out.wire_sent_total > 0;
   if (bytes_moved) cpu.ns_per_wire_byte = (cpu_total.total_us() / calls) * 1e3 / *out.wire_sent_total;
   out.cpu = cpu;
-
   for (size_t k = 0; k < out.runs.size() && k < run_calls.size(); ++k) {
     RunSummary& run = out.runs[k];
     run.cpu_us_per_call = run_cpu[k] / static_cast<double>(std::max<uint64_t>(run_calls[k], 1));
     run.cpu_ns_per_wire_byte.reset();
     if (bytes_moved) run.cpu_ns_per_wire_byte = run.cpu_us_per_call * 1e3 / *out.wire_sent_total;
   }
+}
 
-  out.checked = f.checked;
-  out.calls_checked = ranks.empty() ? 0 : ranks.front().calls_checked;
-  // Every rank takes the same route (engine/omni/route_choice.h): rank 0 tells.
-  out.routes = ranks.empty() ? std::map<std::string, uint64_t>{} : ranks.front().routes;
-  out.wrong_elements = wrong.elements;
-  out.wrong_calls = wrong.calls;
-  out.first_wrong_call = wrong.first;
-  if (f.checked) out.correct = out.wrong_calls == 0;
-  else out.correct.reset();
-
+// The emulated link's limit: the least time the bytes the busiest rank put
+// on its link take at the link's rate.
+void set_link_limit(const RecordFrame& f, ResultRecord& out) {
   out.link_limit.reset();
-  if (out.link_sent_per_rank_max && f.config.link_rate_bps > 0 && out.time_us.median > 0) {
-    LinkLimit limit;
-    // The shaper's bucket lets its burst through at once after the barrier's
-    // idle time, so the link allows the call that much less than bytes/rate:
-    // a call can never beat this limit.
-    const double burst = static_cast<double>(token_bucket_for(f.config.link_rate_bps, LinkEnd::kRank).burst_bytes);
-    const double shaped = std::max(0.0, *out.link_sent_per_rank_max - burst);
-    limit.limit_us = shaped * 8 / static_cast<double>(f.config.link_rate_bps) * 1e6;
-    limit.of_limit = limit.limit_us / out.time_us.median;
-    out.link_limit = limit;
-  }
+  if (!out.link_sent_per_rank_max || f.config.link_rate_bps == 0 || out.time_us.median <= 0) return;
+  LinkLimit limit;
+  // The shaper's bucket lets its burst through at once after the barrier's
+  // idle time, so the link allows the call that much less than bytes/rate:
+  // a call can never beat this limit.
+  const double burst = static_cast<double>(token_bucket_for(f.config.link_rate_bps, LinkEnd::kRank).burst_bytes);
+  const double shaped = std::max(0.0, *out.link_sent_per_rank_max - burst);
+  limit.limit_us = shaped * 8 / static_cast<double>(f.config.link_rate_bps) * 1e6;
+  limit.of_limit = limit.limit_us / out.time_us.median;
+  out.link_limit = limit;
+}
+
+// The workers' traced calls (--profile), summarized.
+void combine_profile(const RecordFrame& f, const std::vector<RankSamples>& ranks, ResultRecord& out) {
   std::vector<std::vector<CallProfile>> workers;
   uint64_t dropped = 0;
   bool traced = false;
@@ -219,6 +219,30 @@ void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>&
     if (static_cast<int>(rank) < f.nodes) workers.push_back(ranks[rank].profile);
   }
   out.profile = traced ? summarize_profile(workers, dropped) : std::nullopt;
+}
+
+}  // namespace
+
+void combine_rank_counters(const RecordFrame& f, const std::vector<RankSamples>& ranks,
+                           const std::vector<uint64_t>& run_calls, const WrongTally& wrong, ResultRecord& out) {
+  uint64_t timed_calls = 0;
+  for (uint64_t n : run_calls) timed_calls += n;
+  const double calls = static_cast<double>(std::max<uint64_t>(timed_calls, 1));  // timed calls per rank
+  combine_traffic(ranks, calls, out);
+  combine_cpu(ranks, run_calls, calls, out);
+  out.checked = f.checked;
+  out.calls_checked = ranks.empty() ? 0 : ranks.front().calls_checked;
+  // Every rank takes the same route (engine/omni/route_choice.h): rank 0 tells.
+  out.routes = ranks.empty() ? std::map<std::string, uint64_t>{} : ranks.front().routes;
+  out.wrong_elements = wrong.elements;
+  out.wrong_calls = wrong.calls;
+  out.first_wrong_call = wrong.first;
+  if (f.checked)
+    out.correct = out.wrong_calls == 0;
+  else
+    out.correct.reset();
+  set_link_limit(f, out);
+  combine_profile(f, ranks, out);
 }
 
 }  // namespace omnib

@@ -15,8 +15,8 @@
 #include "engine/base/status.h"
 #include "engine/transport/connection.h"
 #include "tools/measure/cpu_time.h"
-#include "tools/report/result_record.h"
-#include "tools/trace/profile_summary.h"
+#include "tools/record/result_record.h"
+#include "tools/measure/profile_summary.h"
 
 namespace omnib {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "tools/config/json_fields.h"
-#include "tools/size_parse.h"
+#include "tools/common/json_fields.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 #include "tools/measure/peer_bounds.h"
 
 namespace omnib {

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "tools/local_launcher.h"
-#include "tools/net/link_shape.h"
+#include "tools/launch/local_launcher.h"
+#include "tools/config/link_shape.h"
 #include "tools/net/net_plan.h"
 
 namespace omnib {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "engine/base/status.h"
-#include "tools/net/link_shape.h"
+#include "tools/config/link_shape.h"
 #include "tools/net/net_plan.h"
 
 namespace omnib {

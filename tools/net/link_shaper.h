@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/net/link_shape.h"
+#include "tools/config/link_shape.h"
 
 namespace omnib {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/status.h"
-#include "tools/net/link_shape.h"
+#include "tools/config/link_shape.h"
 
 namespace omnib {
 

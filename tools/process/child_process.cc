@@ -9,57 +9,37 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 extern char** environ;
 
 namespace omnib {
 
-Result<Child> start_child(const ChildSpec& spec) {
-  if (spec.argv.empty()) return internal_error("start_child: empty command");
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  if (spec.capture_output && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)) {
-    const int err = errno;
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      if (fd >= 0) close(fd);
-    return internal_error(std::string("pipe: ") + std::strerror(err));
-  }
-  // Everything the child needs, its environment included, is built before
-  // fork: the child of a threaded process must not allocate.
-  std::vector<char*> args;
-  for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  std::vector<std::string> env_entries;
+namespace {
+
+void close_all(std::initializer_list<int> fds) {
+  for (int fd : fds)
+    if (fd >= 0) close(fd);
+}
+
+// The child's environment: this process's, with spec.env's names replaced.
+// Built before fork: the child of a threaded process must not allocate.
+std::vector<std::string> child_environment(const ChildSpec& spec) {
+  std::vector<std::string> entries;
   for (char** e = environ; *e; ++e) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
     bool replaced = false;
     for (const auto& [n, v] : spec.env) replaced |= n == name;
-    if (!replaced) env_entries.push_back(entry);
+    if (!replaced) entries.push_back(entry);
   }
-  for (const auto& [name, value] : spec.env) env_entries.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& e : env_entries) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const bool search_path = spec.argv[0].find('/') == std::string::npos;
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    const int err = errno;
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
-      if (fd >= 0) close(fd);
-    return internal_error("fork for '" + spec.argv[0] + "': " + std::strerror(err));
-  }
-  if (pid > 0) {
-    // Also here: a kill of the group must not race the child's own setpgid.
-    if (spec.own_process_group) setpgid(pid, pid);
-    Child child{pid, out_pipe[0], err_pipe[0]};
-    if (spec.capture_output) {
-      close(out_pipe[1]);
-      close(err_pipe[1]);
-    }
-    return child;
-  }
+  for (const auto& [name, value] : spec.env) entries.push_back(name + "=" + value);
+  return entries;
+}
 
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void become_child(const ChildSpec& spec, pid_t parent, const int out_pipe[2], const int err_pipe[2],
+                               char* const* args, char* const* envp) {
   if (spec.die_with_parent) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(128 + SIGKILL);  // the parent died before prctl
@@ -80,10 +60,10 @@ Result<Child> start_child(const ChildSpec& spec) {
       close(null_fd);
     }
   }
-  if (search_path)
-    execvpe(args[0], args.data(), envp.data());
+  if (spec.argv[0].find('/') == std::string::npos)
+    execvpe(args[0], args, envp);
   else
-    execve(args[0], args.data(), envp.data());
+    execve(args[0], args, envp);
   if (!spec.exec_failure_message.empty()) {
     // write(2) only: the child of a threaded process must not take locks.
     const char* reason = strerror(errno);
@@ -92,6 +72,37 @@ Result<Child> start_child(const ChildSpec& spec) {
     n = write(STDERR_FILENO, "\n", 1);
   }
   _exit(spec.exec_failure_code);
+}
+
+}  // namespace
+
+Result<Child> start_child(const ChildSpec& spec) {
+  if (spec.argv.empty()) return internal_error("start_child: empty command");
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  if (spec.capture_output && (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)) {
+    const int err = errno;
+    close_all({out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]});
+    return internal_error(std::string("pipe: ") + std::strerror(err));
+  }
+  std::vector<char*> args;
+  for (const auto& a : spec.argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<std::string> env_entries = child_environment(spec);
+  std::vector<char*> envp;
+  for (auto& e : env_entries) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) become_child(spec, parent, out_pipe, err_pipe, args.data(), envp.data());
+  if (pid < 0) {
+    const int err = errno;
+    close_all({out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]});
+    return internal_error("fork for '" + spec.argv[0] + "': " + std::strerror(err));
+  }
+  // Also here: a kill of the group must not race the child's own setpgid.
+  if (spec.own_process_group) setpgid(pid, pid);
+  if (spec.capture_output) close_all({out_pipe[1], err_pipe[1]});
+  return Child{pid, out_pipe[0], err_pipe[0]};
 }
 
 int wait_child(pid_t pid) {

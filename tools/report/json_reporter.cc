@@ -1,6 +1,6 @@
 #include "tools/report/json_reporter.h"
 
-#include "tools/report/atomic_file.h"
+#include "tools/common/atomic_file.h"
 
 namespace omnib {
 

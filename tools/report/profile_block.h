@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 

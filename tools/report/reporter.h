@@ -6,7 +6,7 @@
 
 #include "engine/base/status.h"
 #include "tools/measure/resources_report.h"
-#include "tools/report/result_record.h"
+#include "tools/record/result_record.h"
 
 namespace omnib {
 

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "tools/net/link_shape.h"
-#include "tools/size_parse.h"
+#include "tools/config/link_shape.h"
+#include "tools/common/size_parse.h"
 
 namespace omnib {
 namespace {

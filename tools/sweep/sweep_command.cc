@@ -10,11 +10,11 @@
 #include <cstring>
 #include <set>
 
-#include "tools/allreduce_options.h"
+#include "tools/allreduce/allreduce_options.h"
 #include "tools/compare/result_file.h"
-#include "tools/environment_info.h"
+#include "tools/record/environment_info.h"
 #include "tools/process/child_process.h"
-#include "tools/report/atomic_file.h"
+#include "tools/common/atomic_file.h"
 #include "tools/report/json_reporter.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"

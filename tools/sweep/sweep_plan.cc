@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "tools/allreduce_options.h"
-#include "tools/config/option_values.h"
+#include "tools/allreduce/allreduce_options.h"
+#include "tools/common/option_values.h"
 
 namespace omnib {
 namespace {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/base/status.h"
-#include "tools/report/result_record.h"
-#include "tools/run_plan.h"
+#include "tools/record/result_record.h"
+#include "tools/allreduce/run_plan.h"
 
 namespace omnib {
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <tuple>
 
-#include "tools/config/json_fields.h"
+#include "tools/common/json_fields.h"
 #include "tools/trace/link_counters.h"
 
 namespace omnib {

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/base/status.h"
-#include "tools/trace/span_record.h"
+#include "tools/record/span_record.h"
 
 namespace omnib {
 
@@ -33,7 +33,7 @@ Result<TraceDocument> from_chrome_trace(const nlohmann::json& j);
 
 // The same from the text of a trace file (`path` names it in messages): a
 // usage error for text that is not JSON or nests deeper than any trace
-// (tools/config/json_fields.h, kMaxJsonDepth). The fuzz target of the reader.
+// (tools/common/json_fields.h, kMaxJsonDepth). The fuzz target of the reader.
 Result<TraceDocument> parse_trace_document(const std::string& text, const std::string& path);
 
 // The spans of one call on every rank (null where a rank has none), calls in

@@ -14,7 +14,7 @@
 #include "engine/base/status.h"
 #include "engine/transport/connection.h"
 #include "engine/links/link_factory.h"
-#include "tools/trace/span_record.h"
+#include "tools/record/span_record.h"
 
 namespace omnib {
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tools/trace/span_record.h"
+#include "tools/record/span_record.h"
 
 namespace omnib {
 

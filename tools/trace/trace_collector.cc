@@ -1,6 +1,6 @@
 #include "tools/trace/trace_collector.h"
 
-#include "tools/trace/call_breakdown.h"
+#include "tools/measure/call_breakdown.h"
 #include "tools/trace/clock_sync.h"
 
 namespace omnib {

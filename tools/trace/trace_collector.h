@@ -17,7 +17,7 @@
 #include "engine/trace/trace_recorder.h"
 #include "engine/links/link_factory.h"
 #include "tools/measure/rank_samples.h"
-#include "tools/trace/span_record.h"
+#include "tools/record/span_record.h"
 #include "tools/trace/trace_options.h"
 
 namespace omnib {

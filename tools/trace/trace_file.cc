@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
-#include "tools/config/regular_file.h"
-#include "tools/report/atomic_file.h"
+#include "tools/common/regular_file.h"
+#include "tools/common/atomic_file.h"
 #include "tools/trace/trace_gather.h"
 
 namespace omnib {

@@ -1,5 +1,5 @@
 // The --trace file of a run: rank 0 adds every rank's spans after each
-// configuration and rewrites the file atomically (tools/report/atomic_file.h),
+// configuration and rewrites the file atomically (tools/common/atomic_file.h),
 // so that it is always a valid trace, like the -J file; a stream (a FIFO,
 // /dev/stdout) gets the trace once, from finish().
 #pragma once

@@ -8,7 +8,7 @@
 
 #include "engine/store/store.h"
 #include "engine/base/status.h"
-#include "tools/trace/span_record.h"
+#include "tools/record/span_record.h"
 
 namespace omnib {
 

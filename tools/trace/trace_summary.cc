@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tools/trace/profile_summary.h"
+#include "tools/measure/profile_summary.h"
 
 namespace omnib {
 namespace {

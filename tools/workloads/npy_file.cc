@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "tools/config/regular_file.h"
+#include "tools/common/regular_file.h"
 
 namespace omnib {
 namespace {

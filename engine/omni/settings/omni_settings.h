@@ -23,4 +23,8 @@ struct OmniSettings {
   uint64_t link_rate_bps = 0;
 };
 
+// The environment variable that forces how many lanes the direct route runs
+// on: 1 or 2 (unset: chosen from the cores; engine/omni/direct_lanes.h).
+inline constexpr const char* kDirectLanesVar = "OMNIB_DIRECT_LANES";
+
 }  // namespace omnib
