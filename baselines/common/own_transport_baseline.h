@@ -2,9 +2,9 @@
 // sparcml-recdbl, sparcml-split, allgather, oktopk), as gloo::Algorithm is
 // of Gloo's algorithms: it owns what they all have, so that an algorithm's
 // file holds only its algorithm.
-//   - Registration (own_transport_baseline<A>): always available, since
-//     they need nothing but our links; creating one establishes the link
-//     sets A::link_plans names.
+//   - Registration (own_transport_baseline<A>, from a descriptor as
+//     nccl-tests' testColl is): always available, since they need nothing
+//     but our links; creating one establishes the link sets it names.
 //   - The calls settled without the network: a dedicated aggregator holds
 //     no tensor; counts that differ, or too many elements for the 32-bit
 //     indices a sparse algorithm sends, are usage errors; with one worker or
@@ -53,7 +53,7 @@ class OwnTransportBaseline : public Collective {
   // Whether the algorithm sends element indices (as uint32).
   enum class Indices { kNone, kUint32 };
 
-  // `links`: the sets A::link_plans named, in that order. `lanes`: the
+  // `links`: the sets the descriptor's link_plans named, in that order. `lanes`: the
   // LaneGroup run_lanes() runs (made only on workers of a job of more than
   // one; 0 for none).
   OwnTransportBaseline(const CollectiveSetup& setup, std::vector<PeerLinks> links, int lanes, Indices indices);
@@ -98,25 +98,42 @@ class OwnTransportBaseline : public Collective {
   std::unique_ptr<MeshLanes> mesh_;
 };
 
-// The registry entry of algorithm A, an OwnTransportBaseline with
-//   A(const CollectiveSetup&, std::vector<PeerLinks> links);
-//   static std::vector<PeerPairs> link_plans(int nodes);  // one per link set
-//   static WireCost analytic_cost(const CostInputs&);
-// Every rank of the job, dedicated aggregators included (they get no link),
-// establishes the same plans in the same order.
+// What registers one baseline beside the class that runs it, as nccl-tests'
+// testColl describes a collective.
+struct OwnTransportAlgorithm {
+  std::string name;
+  std::string summary;
+  bool exploits_sparsity = false;
+  // The link sets its class gets, in this order, for a job of `nodes`
+  // workers. Every rank of the job, dedicated aggregators included (they
+  // get no link), establishes the same plans in the same order.
+  std::vector<PeerPairs> (*link_plans)(int nodes) = nullptr;
+  // The bytes one call puts on the wire (docs/algorithms.md).
+  WireCost (*analytic_cost)(const CostInputs& c) = nullptr;
+};
+
+// link_plans for an algorithm on one link set: one_link_set<ring_pairs>.
+template <PeerPairs (*Pairs)(int nodes)>
+std::vector<PeerPairs> one_link_set(int nodes) {
+  return {Pairs(nodes)};
+}
+
+// The registry entry of `algorithm`, run by A: an OwnTransportBaseline
+// constructed as A(const CollectiveSetup&, std::vector<PeerLinks> links).
 template <class A>
-CollectiveInfo own_transport_baseline(std::string name, std::string summary, bool exploits_sparsity) {
+CollectiveInfo own_transport_baseline(const OwnTransportAlgorithm& algorithm) {
+  const auto plans = algorithm.link_plans;
   return CollectiveInfo{
-      std::move(name),
-      std::move(summary),
-      exploits_sparsity,
+      algorithm.name,
+      algorithm.summary,
+      algorithm.exploits_sparsity,
       [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
-      [](const CollectiveSetup& setup) -> Result<std::unique_ptr<Collective>> {
-        auto links = establish_link_sets(*setup.links, A::link_plans(setup.job.nodes));
+      [plans](const CollectiveSetup& setup) -> Result<std::unique_ptr<Collective>> {
+        auto links = establish_link_sets(*setup.links, plans(setup.job.nodes));
         if (!links.is_ok()) return links.status();
         return std::unique_ptr<Collective>(std::make_unique<A>(setup, links.take()));
       },
-      [](const CostInputs& c) { return A::analytic_cost(c); },
+      algorithm.analytic_cost,
   };
 }
 

@@ -88,7 +88,7 @@ Status RingAllreduce::receive_steps() {
   return Status::ok();
 }
 
-WireCost RingAllreduce::analytic_cost(const CostInputs& c) {
+WireCost ring_analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
   if (n <= 1 || c.count == 0) return {};
   const DenseFrames frames(c.elem_size);
@@ -105,8 +105,8 @@ WireCost RingAllreduce::analytic_cost(const CostInputs& c) {
 
 namespace {
 const CollectiveRegistration kRing(own_transport_baseline<RingAllreduce>(
-    "ring", "dense ring allreduce (reduce-scatter + allgather) over our TCP transport, pipelined in 256 KiB frames",
-    false));
+    {"ring", "dense ring allreduce (reduce-scatter + allgather) over our TCP transport, pipelined in 256 KiB frames",
+     false, one_link_set<ring_pairs>, ring_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

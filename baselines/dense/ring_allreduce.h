@@ -19,9 +19,6 @@ class RingAllreduce final : public OwnTransportBaseline {
  public:
   RingAllreduce(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
-  static std::vector<PeerPairs> link_plans(int nodes) { return {ring_pairs(nodes)}; }
-  static WireCost analytic_cost(const CostInputs& c);
-
  private:
   Status exchange() override;
   Status send_steps();
@@ -32,5 +29,8 @@ class RingAllreduce final : public OwnTransportBaseline {
   DenseFrames frames_;
   uint64_t frames_done_ = 0;  // frames the receiver lane has reduced or copied; under signal()
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost ring_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

@@ -91,7 +91,7 @@ Status TreeAllreduce::broadcast_down(int tree) {
   return Status::ok();
 }
 
-WireCost TreeAllreduce::analytic_cost(const CostInputs& c) {
+WireCost tree_analytic_cost(const CostInputs& c) {
   if (c.nodes <= 1 || c.count == 0) return {};
   const DenseFrames frames(c.elem_size);
   // Half t of the tensor crosses an edge of tree t.
@@ -103,8 +103,9 @@ WireCost TreeAllreduce::analytic_cost(const CostInputs& c) {
 
 namespace {
 const CollectiveRegistration kTree(own_transport_baseline<TreeAllreduce>(
-    "tree", "pipelined double binary tree allreduce (NCCL's tree algorithm) over our TCP transport, 256 KiB frames",
-    false));
+    {"tree", "pipelined double binary tree allreduce (NCCL's tree algorithm) over our TCP transport, 256 KiB frames",
+     false, [](int nodes) { return std::vector<PeerPairs>{double_tree_edges(nodes, 0), double_tree_edges(nodes, 1)}; },
+     tree_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

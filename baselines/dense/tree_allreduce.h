@@ -23,13 +23,8 @@ namespace omnib {
 
 class TreeAllreduce final : public OwnTransportBaseline {
  public:
+  // `links`: one set per tree, tree 0's first.
   TreeAllreduce(const CollectiveSetup& setup, std::vector<PeerLinks> links);
-
-  // One link set per tree.
-  static std::vector<PeerPairs> link_plans(int nodes) {
-    return {double_tree_edges(nodes, 0), double_tree_edges(nodes, 1)};
-  }
-  static WireCost analytic_cost(const CostInputs& c);
 
  private:
   Status exchange() override;
@@ -47,5 +42,8 @@ class TreeAllreduce final : public OwnTransportBaseline {
   std::array<TreeNode, 2> nodes_;              // this rank's place in each tree
   std::array<uint64_t, 2> frames_reduced_{};  // at a root: frames whose sum is final; under signal()
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost tree_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

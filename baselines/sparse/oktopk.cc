@@ -239,9 +239,7 @@ WireCost estimated_cost(const CostInputs& c) {
   const int n = c.nodes;
   // Regions hold equal shares of the non-zeros; with non-zeros spread evenly
   // over the index space that makes them count/n elements long.
-  const double m = static_cast<double>(c.count) / n;
-  const double upload = smaller_stream_bytes(c.stats.element_density * m, m, c.elem_size);
-  const double download = smaller_stream_bytes(c.stats.union_element_density * m, m, c.elem_size);
+  const OwnerExchangeEstimate owners = owner_exchange_estimate(c);
   // The coarse histogram, and the fine one when the bucket a boundary falls
   // in is expected to hold more than 1/kSlack of a region's share: a bucket
   // holds about total/buckets non-zeros, and at least a whole run of them
@@ -256,13 +254,12 @@ WireCost estimated_cost(const CostInputs& c) {
     const double cells = (n - 1) * std::min(bucket_length, static_cast<double>(BalancedSplit::kFineBuckets));
     histogram += histogram_bytes(cells);
   }
-  const double per_rank = (n - 1) * (histogram + upload + download);
-  return {per_rank, n * per_rank};
+  return all_peers_cost(n, histogram + owners.upload + owners.download);
 }
 
 }  // namespace
 
-WireCost Oktopk::analytic_cost(const CostInputs& c) {
+WireCost oktopk_analytic_cost(const CostInputs& c) {
   if (c.nodes <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
   if (const InputSupport* s = exact_support(c)) return exact_cost(c, *s);
   return estimated_cost(c);
@@ -270,10 +267,10 @@ WireCost Oktopk::analytic_cost(const CostInputs& c) {
 
 namespace {
 const CollectiveRegistration kOktopk(own_transport_baseline<Oktopk>(
-    "oktopk",
-    "Ok-Topk sparse allreduce (exact): histogram-balanced regions, sparse reduce to owners in rank order, "
-    "allgather of the reduced regions",
-    true));
+    {"oktopk",
+     "Ok-Topk sparse allreduce (exact): histogram-balanced regions, sparse reduce to owners in rank order, "
+     "allgather of the reduced regions",
+     true, one_link_set<full_mesh_pairs>, oktopk_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

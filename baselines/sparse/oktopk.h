@@ -39,9 +39,6 @@ class Oktopk final : public OwnTransportBaseline, private MeshLanes::Protocol {
  public:
   Oktopk(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
-  static std::vector<PeerPairs> link_plans(int nodes) { return {full_mesh_pairs(nodes)}; }
-  static WireCost analytic_cost(const CostInputs& c);
-
  private:
   // The streams the send lane starts next for a peer: the histogram
   // counts, the fine counts when a fine round follows, then the owners'
@@ -84,5 +81,8 @@ class Oktopk final : public OwnTransportBaseline, private MeshLanes::Protocol {
   std::atomic<int> round_{0};             // histogram round under way (0 or 1); my_counts_[1] set before 1
   std::atomic<bool> split_ready_{false};  // boundaries known
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost oktopk_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

@@ -76,7 +76,7 @@ Status SparcmlRecursiveDoubling::exchange_with(int peer, uint32_t tag) {
   return Status::ok();
 }
 
-WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
+WireCost sparcml_recdbl_analytic_cost(const CostInputs& c) {
   const RecursiveDoublingPlan plan(c.nodes);
   if (plan.n <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
   const double len = static_cast<double>(c.count);
@@ -129,8 +129,10 @@ WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
 
 namespace {
 const CollectiveRegistration kRecdbl(own_transport_baseline<SparcmlRecursiveDoubling>(
-    "sparcml-recdbl",
-    "SparCML recursive doubling: log2(n) rounds of pairwise sparse exchange-and-merge, dense once denser", true));
+    {"sparcml-recdbl",
+     "SparCML recursive doubling: log2(n) rounds of pairwise sparse exchange-and-merge, dense once denser", true,
+     [](int nodes) { return std::vector<PeerPairs>{RecursiveDoublingPlan(nodes).pairs()}; },
+     sparcml_recdbl_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

@@ -32,9 +32,6 @@ class SparcmlRecursiveDoubling final : public OwnTransportBaseline {
  public:
   SparcmlRecursiveDoubling(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
-  static std::vector<PeerPairs> link_plans(int nodes) { return {RecursiveDoublingPlan(nodes).pairs()}; }
-  static WireCost analytic_cost(const CostInputs& c);
-
  private:
   Status exchange() override;
   // Sends acc_ to `peer` while receiving its vector into partner_, then merges.
@@ -45,5 +42,8 @@ class SparcmlRecursiveDoubling final : public OwnTransportBaseline {
   SparseVector partner_;  // the vector last received
   SparseVector scratch_;  // reused by merges
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost sparcml_recdbl_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

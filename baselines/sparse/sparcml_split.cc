@@ -108,7 +108,7 @@ std::string SparcmlSplit::receive_stalled() const {
   return nothing_arrived_from(waiting);
 }
 
-WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {
+WireCost sparcml_split_analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
   if (n <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
   if (const InputSupport* s = exact_support(c)) {
@@ -118,17 +118,15 @@ WireCost SparcmlSplit::analytic_cost(const CostInputs& c) {
     add_owner_exchange_bytes(*s, slices, c.elem_size, sent);
     return wire_cost_of(sent, true);
   }
-  const double m = static_cast<double>(c.count) / n;  // elements in one owner's slice
-  const double upload = smaller_stream_bytes(c.stats.element_density * m, m, c.elem_size);
-  const double download = smaller_stream_bytes(c.stats.union_element_density * m, m, c.elem_size);
-  const double per_rank = (n - 1) * (upload + download);
-  return {per_rank, n * per_rank};
+  const OwnerExchangeEstimate owners = owner_exchange_estimate(c);
+  return all_peers_cost(n, owners.upload + owners.download);
 }
 
 namespace {
 const CollectiveRegistration kSplit(own_transport_baseline<SparcmlSplit>(
-    "sparcml-split",
-    "SparCML split allgather: sparse reduce-scatter to slice owners, then allgather of the reduced slices", true));
+    {"sparcml-split",
+     "SparCML split allgather: sparse reduce-scatter to slice owners, then allgather of the reduced slices", true,
+     one_link_set<full_mesh_pairs>, sparcml_split_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

@@ -28,9 +28,6 @@ class SparcmlSplit final : public OwnTransportBaseline, private MeshLanes::Proto
  public:
   SparcmlSplit(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
-  static std::vector<PeerPairs> link_plans(int nodes) { return {full_mesh_pairs(nodes)}; }
-  static WireCost analytic_cost(const CostInputs& c);
-
  private:
   // What the receive lane reads from a peer: its part of this rank's slice
   // (parts_), then its reduced slice (owners_).
@@ -60,5 +57,8 @@ class SparcmlSplit final : public OwnTransportBaseline, private MeshLanes::Proto
   size_t parts_summed_ = 0;  // peers whose part of this rank's slice is summed
   int64_t receive_phase_begin_ = 0;
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost sparcml_split_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

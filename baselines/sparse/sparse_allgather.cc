@@ -103,7 +103,7 @@ Status SparseAllgather::receive_steps() {
   return Status::ok();
 }
 
-WireCost SparseAllgather::analytic_cost(const CostInputs& c) {
+WireCost allgather_analytic_cost(const CostInputs& c) {
   const int n = c.nodes;
   if (n <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
   // Every rank sends n-1 pieces as pairs: its own and n-2 forwarded, the
@@ -119,15 +119,14 @@ WireCost SparseAllgather::analytic_cost(const CostInputs& c) {
     for (int r = 0; r < n; ++r) sent[static_cast<size_t>(r)] = all - piece[static_cast<size_t>((r + 1) % n)];
     return wire_cost_of(sent, true);
   }
-  const double piece = sparse_stream_bytes(c.stats.element_density * static_cast<double>(c.count), c.elem_size);
-  const double per_rank = (n - 1) * piece;
-  return {per_rank, n * per_rank};
+  return all_peers_cost(n, sparse_stream_bytes(c.stats.element_density * static_cast<double>(c.count), c.elem_size));
 }
 
 namespace {
 const CollectiveRegistration kAllgather(own_transport_baseline<SparseAllgather>(
-    "allgather",
-    "sparse allgather (PyTorch/Gloo, Horovod): allgather every rank's (index, value) pairs, sum locally", true));
+    {"allgather",
+     "sparse allgather (PyTorch/Gloo, Horovod): allgather every rank's (index, value) pairs, sum locally", true,
+     one_link_set<ring_pairs>, allgather_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

@@ -21,9 +21,6 @@ class SparseAllgather final : public OwnTransportBaseline {
  public:
   SparseAllgather(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
-  static std::vector<PeerPairs> link_plans(int nodes) { return {ring_pairs(nodes)}; }
-  static WireCost analytic_cost(const CostInputs& c);
-
  private:
   // The frames received in one ring step, kept for forwarding in the next.
   struct StepFrames {
@@ -42,5 +39,8 @@ class SparseAllgather final : public OwnTransportBaseline {
   SparseVector mine_;
   std::vector<StepFrames> steps_;  // under signal()
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost allgather_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib
