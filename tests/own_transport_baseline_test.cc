@@ -4,6 +4,8 @@
 // aborts; and the pieces its algorithms wait and frame with
 // (lane_signal.h, dense_frames.h). The algorithms themselves are tested end
 // to end (cpu_baselines_e2e_test.cc, tree_oktopk_e2e_test.cc).
+#include "baselines/common/own_transport_baseline.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -14,7 +16,6 @@
 
 #include "baselines/common/dense_frames.h"
 #include "baselines/common/lane_signal.h"
-#include "baselines/common/own_transport_baseline.h"
 
 namespace omnib {
 namespace {

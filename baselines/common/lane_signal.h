@@ -39,7 +39,9 @@ class LaneSignal {
   }
 
   // Wakes every waiter for good: every later wait fails at once.
-  void abort() { update([this] { aborted_ = true; }); }
+  void abort() {
+    update([this] { aborted_ = true; });
+  }
 
  private:
   const std::chrono::milliseconds timeout_;

@@ -53,9 +53,9 @@ class OwnTransportBaseline : public Collective {
   // Whether the algorithm sends element indices (as uint32).
   enum class Indices { kNone, kUint32 };
 
-  // `links`: the sets the descriptor's link_plans named, in that order. `lanes`: the
-  // LaneGroup run_lanes() runs (made only on workers of a job of more than
-  // one; 0 for none).
+  // `links`: the sets the descriptor's link_plans named, in that order.
+  // `lanes`: the LaneGroup run_lanes() runs (made only on workers of a job
+  // of more than one; 0 for none).
   OwnTransportBaseline(const CollectiveSetup& setup, std::vector<PeerLinks> links, int lanes, Indices indices);
 
   // The algorithm's part of one call: a worker, more than one, at least one

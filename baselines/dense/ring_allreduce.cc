@@ -19,10 +19,11 @@ Status RingAllreduce::exchange() {
 
 Status RingAllreduce::wait_received(uint64_t frames) {
   trace::Span wait("wait step data", trace::Kind::kWait);
-  return signal().wait([&] { return frames_done_ >= frames; }, [this] {
-    return "the data from rank " + std::to_string((job_.rank + job_.nodes - 1) % job_.nodes) +
-           " did not arrive within the timeout (is that rank stuck? raise -T if it is only slow)";
-  });
+  return signal().wait([&] { return frames_done_ >= frames; },
+                       [this] {
+                         return "the data from rank " + std::to_string((job_.rank + job_.nodes - 1) % job_.nodes) +
+                                " did not arrive within the timeout (is that rank stuck? raise -T if it is only slow)";
+                       });
 }
 
 // Sends every step's segment to the right neighbour. From step 1 on, the data
@@ -42,8 +43,8 @@ Status RingAllreduce::send_steps() {
       if (g > 0) OMNIB_RETURN_IF_ERROR(wait_received(prev_step_first_frame + f + 1));
       const DenseFrames::Span span = frames_.frame(seg, f);
       trace::Span send("send frame", trace::Kind::kSend, {.peer = right, .step = g, .bytes = span.bytes});
-      OMNIB_RETURN_IF_ERROR(link.send_bytes(wire::FrameType::kDense, static_cast<uint32_t>(g), seq(),
-                                            base + span.offset, span.bytes));
+      OMNIB_RETURN_IF_ERROR(
+          link.send_bytes(wire::FrameType::kDense, static_cast<uint32_t>(g), seq(), base + span.offset, span.bytes));
     }
     // The segment sent in step g is the one received in step g-1: same frame count.
     if (g > 0) prev_step_first_frame += frames;

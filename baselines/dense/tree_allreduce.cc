@@ -33,10 +33,12 @@ Status TreeAllreduce::recv_frame(int tree, int peer, uint32_t tag, size_t bytes,
 }
 
 Status TreeAllreduce::wait_reduced(int tree, uint64_t frames) {
-  return signal().wait([&] { return frames_reduced_[tree] >= frames; }, [&] {
-    return "the partial sums of tree " + std::to_string(tree) +
-           " did not reach its root within the timeout (is a rank stuck? raise -T if it is only slow)";
-  });
+  return signal().wait(
+      [&] { return frames_reduced_[tree] >= frames; },
+      [&] {
+        return "the partial sums of tree " + std::to_string(tree) +
+               " did not reach its root within the timeout (is a rank stuck? raise -T if it is only slow)";
+      });
 }
 
 Status TreeAllreduce::send_frame(int tree, int peer, uint32_t tag, const uint8_t* data, size_t bytes) {
@@ -104,7 +106,10 @@ WireCost tree_analytic_cost(const CostInputs& c) {
 namespace {
 const CollectiveRegistration kTree(own_transport_baseline<TreeAllreduce>(
     {"tree", "pipelined double binary tree allreduce (NCCL's tree algorithm) over our TCP transport, 256 KiB frames",
-     false, [](int nodes) { return std::vector<PeerPairs>{double_tree_edges(nodes, 0), double_tree_edges(nodes, 1)}; },
+     false,
+     [](int nodes) {
+       return std::vector<PeerPairs>{double_tree_edges(nodes, 0), double_tree_edges(nodes, 1)};
+     },
      tree_analytic_cost}));
 }  // namespace
 

@@ -39,7 +39,7 @@ class TreeAllreduce final : public OwnTransportBaseline {
   Status wait_reduced(int tree, uint64_t frames);
 
   DenseFrames frames_;
-  std::array<TreeNode, 2> nodes_;              // this rank's place in each tree
+  std::array<TreeNode, 2> nodes_;             // this rank's place in each tree
   std::array<uint64_t, 2> frames_reduced_{};  // at a root: frames whose sum is final; under signal()
 };
 

@@ -47,10 +47,10 @@ Status Oktopk::exchange() {
   sends_.assign(lanes.size(), SendStage::kCounts);
   stages_.reset(lanes, ReceiveStage::kCounts);
   expect_counts(kTagHistogram);
-  owners_.start(lanes, out(), seq(),
-                {job_.rank, kTagReduce, kTagAllgather, [this](int rank) { return split_.region(rank); },
-                 [this](Slice region, SparseVector& scratch) { return nonzeros_.smaller(region, scratch); },
-                 "oktopk allgather"});
+  owners_.start(
+      lanes, out(), seq(),
+      {job_.rank, kTagReduce, kTagAllgather, [this](int rank) { return split_.region(rank); },
+       [this](Slice region, SparseVector& scratch) { return nonzeros_.smaller(region, scratch); }, "oktopk allgather"});
   return lanes.run();
 }
 

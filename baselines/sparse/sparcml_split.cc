@@ -35,11 +35,11 @@ Status SparcmlSplit::exchange() {
                       "sparcml-split reduce-scatter");
   stages_.reset(lanes, ReceiveStage::kPart);
   owners_.start(lanes, out(), seq(),
-                  {job_.rank, kTagReduceScatter, kTagAllgather, [this](int rank) { return slice_of(rank); },
-                   [this](Slice theirs, SparseVector& scratch) {
-                     return extract_smaller(in().data, theirs.begin, theirs.end(), elem_size_, scratch);
-                   },
-                   "sparcml-split allgather"});
+                {job_.rank, kTagReduceScatter, kTagAllgather, [this](int rank) { return slice_of(rank); },
+                 [this](Slice theirs, SparseVector& scratch) {
+                   return extract_smaller(in().data, theirs.begin, theirs.end(), elem_size_, scratch);
+                 },
+                 "sparcml-split allgather"});
   sending_slices_ = false;
   parts_summed_ = 0;
   send_phase_begin_ = receive_phase_begin_ = trace::now_ns();

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "baselines/common/owner_exchange.h"
 #include "baselines/common/own_transport_baseline.h"
+#include "baselines/common/owner_exchange.h"
 #include "baselines/common/peer_stages.h"
 #include "baselines/common/sparse_stream.h"
 

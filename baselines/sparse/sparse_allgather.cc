@@ -124,9 +124,8 @@ WireCost allgather_analytic_cost(const CostInputs& c) {
 
 namespace {
 const CollectiveRegistration kAllgather(own_transport_baseline<SparseAllgather>(
-    {"allgather",
-     "sparse allgather (PyTorch/Gloo, Horovod): allgather every rank's (index, value) pairs, sum locally", true,
-     one_link_set<ring_pairs>, allgather_analytic_cost}));
+    {"allgather", "sparse allgather (PyTorch/Gloo, Horovod): allgather every rank's (index, value) pairs, sum locally",
+     true, one_link_set<ring_pairs>, allgather_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib
