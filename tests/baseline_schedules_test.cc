@@ -78,7 +78,7 @@ CostInputs inputs(int n, size_t count, double d, double u) {
 
 TEST(BaselineCosts, RingMovesTwiceNMinusOneOverNOfTheTensor) {
   const size_t count = 1 << 20;  // divides by 4, 64K-element frames
-  WireCost c = RingAllreduce::analytic_cost(inputs(4, count, 1, 1));
+  WireCost c = ring_analytic_cost(inputs(4, count, 1, 1));
   const double payload = 2.0 * 3 / 4 * count * 4;
   const double frames = 6 * 4;  // 6 steps of a 256K-element segment = 4 frames each
   EXPECT_DOUBLE_EQ(c.sent_per_rank_max, payload + frames * 32);
@@ -87,14 +87,14 @@ TEST(BaselineCosts, RingMovesTwiceNMinusOneOverNOfTheTensor) {
 
 TEST(BaselineCosts, DenseInputsCostTheDenseVolumeInSparcml) {
   const size_t count = 1 << 20;
-  const double ring = RingAllreduce::analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
-  const double split = SparcmlSplit::analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
+  const double ring = ring_analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
+  const double split = sparcml_split_analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
   EXPECT_NEAR(split / ring, 1.0, 0.01);
   // Allgather always sends pairs: (n-1) pieces of count pairs of 8 bytes.
-  const double allgather = SparseAllgather::analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
+  const double allgather = allgather_analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
   EXPECT_NEAR(allgather, 3.0 * count * 8, 3.0 * count * 8 * 0.01);
   // Recursive doubling on 4 ranks: 2 rounds of the whole dense tensor.
-  const double recdbl = SparcmlRecursiveDoubling::analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
+  const double recdbl = sparcml_recdbl_analytic_cost(inputs(4, count, 1, 1)).sent_per_rank_max;
   EXPECT_NEAR(recdbl, 2.0 * count * 4, 2.0 * count * 4 * 0.01);
 }
 
@@ -104,9 +104,9 @@ TEST(BaselineCosts, SparseCostsScaleWithDensity) {
     const double d = 0.01;
     const double u = 1 - std::pow(1 - d, n);
     CostInputs c = inputs(n, count, d, u);
-    EXPECT_NEAR(SparseAllgather::analytic_cost(c).sent_per_rank_max, (n - 1) * d * count * 8, 0.01 * count);
-    EXPECT_LT(SparcmlSplit::analytic_cost(c).sent_per_rank_max, 0.1 * count * 4);
-    EXPECT_LT(SparcmlRecursiveDoubling::analytic_cost(c).sent_per_rank_max, 0.2 * count * 4);
+    EXPECT_NEAR(allgather_analytic_cost(c).sent_per_rank_max, (n - 1) * d * count * 8, 0.01 * count);
+    EXPECT_LT(sparcml_split_analytic_cost(c).sent_per_rank_max, 0.1 * count * 4);
+    EXPECT_LT(sparcml_recdbl_analytic_cost(c).sent_per_rank_max, 0.2 * count * 4);
   }
   EXPECT_DOUBLE_EQ(sparse_stream_bytes(0, 4), 48);
   EXPECT_DOUBLE_EQ(smaller_stream_bytes(10, 10, 4), 10 * 4 + 48);
@@ -126,16 +126,16 @@ TEST(BaselineCosts, ExactOnlyWithTheInputsOfTheSameShape) {
   c.support = &support;
   // Each rank sends every piece but its right neighbour's: pieces of
   // 8 k + 48 bytes, 992 in all; the busiest rank skips the smallest (128).
-  WireCost w = SparseAllgather::analytic_cost(c);
+  WireCost w = allgather_analytic_cost(c);
   EXPECT_TRUE(w.exact);
   EXPECT_DOUBLE_EQ(w.sent_per_rank_max, 992 - 128);
   EXPECT_DOUBLE_EQ(w.sent_total, 3 * 992);
   for (CostInputs other : {inputs(4, 2 * count, 0.04, 0.04), inputs(3, count, 0.04, 0.04)}) {
     other.support = &support;
-    EXPECT_FALSE(SparseAllgather::analytic_cost(other).exact);
-    EXPECT_FALSE(SparcmlSplit::analytic_cost(other).exact);
-    EXPECT_FALSE(SparcmlRecursiveDoubling::analytic_cost(other).exact);
-    EXPECT_FALSE(Oktopk::analytic_cost(other).exact);
+    EXPECT_FALSE(allgather_analytic_cost(other).exact);
+    EXPECT_FALSE(sparcml_split_analytic_cost(other).exact);
+    EXPECT_FALSE(sparcml_recdbl_analytic_cost(other).exact);
+    EXPECT_FALSE(oktopk_analytic_cost(other).exact);
   }
 }
 

@@ -14,6 +14,16 @@ std::vector<int> other_workers(const JobLayout& job) {
   return peers;
 }
 
+std::string did_not_arrive(const std::string& what, const std::vector<int>& peers) {
+  return what + " from " + name_ranks(peers) +
+         " did not arrive within the timeout (is a peer stuck? raise -T if it is only slow)";
+}
+
+std::string nothing_arrived_from(const std::vector<int>& peers) {
+  return "nothing arrived from " + name_ranks(peers) +
+         " within the timeout (is a peer stuck? raise -T if it is only slow)";
+}
+
 size_t MeshLanes::receive_window(size_t peers) {
   constexpr size_t kTransportDefault = 16;
   return std::clamp<size_t>(kReceiveBudgetFrames / std::max<size_t>(1, peers), 2, kTransportDefault);

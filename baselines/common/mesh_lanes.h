@@ -35,6 +35,11 @@ namespace omnib {
 // rank order; none for a dedicated aggregator rank, which holds no tensor.
 std::vector<int> other_workers(const JobLayout& job);
 
+// The protocols' timeout messages: "<what> from <peers> did not arrive
+// within the timeout ...", "nothing arrived from <peers> ...".
+std::string did_not_arrive(const std::string& what, const std::vector<int>& peers);
+std::string nothing_arrived_from(const std::vector<int>& peers);
+
 class MeshLanes {
  public:
   // What an algorithm does on the lanes.

@@ -5,7 +5,7 @@
 
 namespace omnib {
 
-Result<PeerLinks> PeerLinks::establish(LinkFactory& factory, const std::vector<std::pair<int, int>>& pairs) {
+Result<PeerLinks> PeerLinks::establish(LinkFactory& factory, const PeerPairs& pairs) {
   std::vector<LinkSpec> specs;
   std::set<std::pair<int, int>> seen;
   for (auto [a, b] : pairs) {
@@ -31,14 +31,24 @@ Connection* PeerLinks::to(int peer) const {
   return it == by_peer_.end() ? nullptr : it->second;
 }
 
-std::vector<std::pair<int, int>> ring_pairs(int n) {
-  std::vector<std::pair<int, int>> pairs;
+Result<std::vector<PeerLinks>> establish_link_sets(LinkFactory& factory, const std::vector<PeerPairs>& plans) {
+  std::vector<PeerLinks> sets;
+  for (const PeerPairs& pairs : plans) {
+    auto links = PeerLinks::establish(factory, pairs);
+    if (!links.is_ok()) return links.status();
+    sets.push_back(links.take());
+  }
+  return sets;
+}
+
+PeerPairs ring_pairs(int n) {
+  PeerPairs pairs;
   for (int i = 0; i < n; ++i) pairs.push_back({i, (i + 1) % n});
   return pairs;
 }
 
-std::vector<std::pair<int, int>> full_mesh_pairs(int n) {
-  std::vector<std::pair<int, int>> pairs;
+PeerPairs full_mesh_pairs(int n) {
+  PeerPairs pairs;
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) pairs.push_back({a, b});
   return pairs;

@@ -15,11 +15,14 @@
 
 namespace omnib {
 
+// Pairs of ranks that need a link, as PeerLinks::establish takes them.
+using PeerPairs = std::vector<std::pair<int, int>>;
+
 class PeerLinks {
  public:
   // Links for `pairs` (order within a pair, duplicates and self pairs are
   // ignored). Blocks until every link of this rank is up or the timeout passes.
-  static Result<PeerLinks> establish(LinkFactory& factory, const std::vector<std::pair<int, int>>& pairs);
+  static Result<PeerLinks> establish(LinkFactory& factory, const PeerPairs& pairs);
 
   // The connection to `peer`, or nullptr when the plan has no link to it.
   // Owned by this object; valid until it is destroyed.
@@ -33,10 +36,14 @@ class PeerLinks {
   std::map<int, Connection*> by_peer_;
 };
 
+// One link set per plan, established in the plans' order (every rank must
+// give the same plans: see establish()).
+Result<std::vector<PeerLinks>> establish_link_sets(LinkFactory& factory, const std::vector<PeerPairs>& plans);
+
 // The pairs of a ring over ranks [0, n): {i, i+1 mod n}.
-std::vector<std::pair<int, int>> ring_pairs(int n);
+PeerPairs ring_pairs(int n);
 
 // Every pair of ranks in [0, n): a full mesh.
-std::vector<std::pair<int, int>> full_mesh_pairs(int n);
+PeerPairs full_mesh_pairs(int n);
 
 }  // namespace omnib

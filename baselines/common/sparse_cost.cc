@@ -40,6 +40,17 @@ WireCost wire_cost_of(std::span<const double> sent, bool exact) {
   return cost;
 }
 
+WireCost all_peers_cost(int n, double per_peer) {
+  const double per_rank = (n - 1) * per_peer;
+  return {per_rank, n * per_rank};
+}
+
+OwnerExchangeEstimate owner_exchange_estimate(const CostInputs& c) {
+  const double m = static_cast<double>(c.count) / c.nodes;  // elements in one owner's region
+  return {smaller_stream_bytes(c.stats.element_density * m, m, c.elem_size),
+          smaller_stream_bytes(c.stats.union_element_density * m, m, c.elem_size)};
+}
+
 void add_owner_exchange_bytes(const InputSupport& support, std::span<const Slice> regions, size_t elem_size,
                               std::vector<double>& sent) {
   const int n = support.nodes();

@@ -32,6 +32,19 @@ const InputSupport* exact_support(const CostInputs& c);
 // The per-rank maximum and the total of `sent` (bytes each rank sends).
 WireCost wire_cost_of(std::span<const double> sent, bool exact);
 
+// Every rank sends each of its n-1 peers `per_peer` bytes (an estimate).
+WireCost all_peers_cost(int n, double per_peer);
+
+// Estimated from the densities: what a rank sends each peer in a reduce to
+// region owners and an allgather of the reduced regions (see below), when
+// the regions are count/n elements long: its part of the peer's region
+// (the element density) and its reduced region (the union density).
+struct OwnerExchangeEstimate {
+  double upload = 0;
+  double download = 0;
+};
+OwnerExchangeEstimate owner_exchange_estimate(const CostInputs& c);
+
 // Adds to sent[r] the bytes of a reduce to region owners followed by an
 // allgather of the reduced regions (sparcml-split, oktopk): rank r sends
 // the owner of region j != r its non-zeros in region j, and each owner sends

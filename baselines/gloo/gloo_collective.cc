@@ -38,7 +38,8 @@ Result<std::unique_ptr<Collective>> GlooCollective::create(const CollectiveSetup
 
 GlooCollective::GlooCollective(const CollectiveSetup& setup, GlooAlgorithm which, GlooAlgorithmFactory factory,
                                std::shared_ptr<gloo::Context> context, int base, GlooTransport transport)
-    : job_(setup.job),
+    : ForeignWireCollective(transport.name()),
+      job_(setup.job),
       transport_(std::move(transport)),
       which_(which),
       factory_(std::move(factory)),
@@ -88,10 +89,6 @@ Status GlooCollective::allreduce(const TensorView& in, const TensorView& out) {
   OMNIB_RETURN_IF_ERROR(bind(out));
   trace::Span call("gloo allreduce", trace::Kind::kBackend, {.bytes = out.bytes()});
   return run_gloo_guarded("Gloo allreduce", [&] { algorithm_->run(); });
-}
-
-std::string GlooCollective::wire_note() const {
-  return transport_.name() + " does not expose byte counters; see the model column";
 }
 
 std::string GlooCollective::run_note() const {

@@ -15,6 +15,7 @@
 #include <gloo/context.h>
 #include <gloo/types.h>
 
+#include "baselines/common/foreign_wire_collective.h"
 #include "baselines/gloo/gloo_catalog.h"
 #include "baselines/gloo/gloo_context.h"
 #include "baselines/gloo/gloo_cost_model.h"
@@ -29,7 +30,7 @@ namespace omnib {
 using GlooAlgorithmFactory = std::function<std::unique_ptr<gloo::Algorithm>(
     const std::shared_ptr<gloo::Context>& context, void* data, int count, DType dtype)>;
 
-class GlooCollective final : public Collective {
+class GlooCollective final : public ForeignWireCollective {
  public:
   // On worker ranks, connects a fresh Gloo context (blocks until every
   // worker does the same); dedicated aggregator ranks get an idle object.
@@ -43,8 +44,6 @@ class GlooCollective final : public Collective {
   // the harness does (every rank's buffers live for the whole run).
   Status allreduce(const TensorView& in, const TensorView& out) override;
 
-  std::optional<ByteCounters> wire_counters() const override { return std::nullopt; }
-  std::string wire_note() const override;
   std::string run_note() const override;
 
  private:

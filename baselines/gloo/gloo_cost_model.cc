@@ -68,34 +68,45 @@ GlooRankTraffic ring_chunked(int nodes, int rank, size_t count, size_t elem_size
   return t.result();
 }
 
-// AllreduceHalvingDoubling: ranks split into binary blocks (one per set bit
-// of n, largest first); recursive halving then doubling inside a block, and
-// a hand-over between neighbouring blocks.
-GlooRankTraffic halving_doubling(int nodes, int rank, size_t count, size_t elem_size) {
-  TrafficCounter t(elem_size);
-  const auto n = static_cast<uint32_t>(nodes);
-  const auto me = static_cast<uint32_t>(rank);
-  const auto steps = static_cast<size_t>(std::log2(nodes));
-  const size_t chunk_size = (count + (size_t{1} << steps) - 1) >> steps;
+// The binary blocks of AllreduceHalvingDoubling (one per set bit of n,
+// largest first) around rank `me`: the size of its own block, and of the
+// next smaller and larger blocks it hands over to (0: none).
+struct BinaryBlocks {
+  uint32_t mine = 0, smaller = 0, larger = 0;
+};
 
+BinaryBlocks binary_blocks(uint32_t n, uint32_t me) {
+  BinaryBlocks b;
   uint32_t offset = n, block = 1, current = 0, previous = 0;
-  uint32_t my_block = 0, smaller = 0, larger = 0;
   do {
     if (n & block) {
       previous = current;
       current = block;
       offset -= block;
-      if (my_block != 0) {
-        larger = current;
+      if (b.mine != 0) {
+        b.larger = current;
         break;
       }
       if (offset <= me) {
-        my_block = current;
-        smaller = previous;
+        b.mine = current;
+        b.smaller = previous;
       }
     }
     block <<= 1;
   } while (offset != 0);
+  return b;
+}
+
+// AllreduceHalvingDoubling: ranks split into binary blocks (binary_blocks);
+// recursive halving then doubling inside a block, and a hand-over between
+// neighbouring blocks.
+GlooRankTraffic halving_doubling(int nodes, int rank, size_t count, size_t elem_size) {
+  TrafficCounter t(elem_size);
+  const auto me = static_cast<uint32_t>(rank);
+  const auto steps = static_cast<size_t>(std::log2(nodes));
+  const size_t chunk_size = (count + (size_t{1} << steps) - 1) >> steps;
+  const BinaryBlocks blocks = binary_blocks(static_cast<uint32_t>(nodes), me);
+  const uint32_t my_block = blocks.mine, smaller = blocks.smaller, larger = blocks.larger;
   const auto steps_in_block = static_cast<uint32_t>(std::log2(my_block));
 
   std::vector<size_t> send_offsets(steps_in_block), recv_offsets(steps_in_block);

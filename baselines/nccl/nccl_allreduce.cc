@@ -48,7 +48,7 @@ std::optional<std::string> NcclAllreduce::unavailable_reason(const CollectiveSet
 }
 
 NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup, const NcclVariant& variant)
-    : job_(setup.job), timeout_(setup.timeout), variant_(variant) {}
+    : ForeignWireCollective("NCCL"), job_(setup.job), timeout_(setup.timeout), variant_(variant) {}
 
 Result<std::unique_ptr<Collective>> NcclAllreduce::create(const CollectiveSetup& setup, const NcclVariant& variant) {
   std::unique_ptr<NcclAllreduce> c(new NcclAllreduce(setup, variant));
@@ -199,10 +199,6 @@ Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
   OMNIB_RETURN_IF_ERROR(wait_for("ncclAllReduce", Until::kEnqueued));
   OMNIB_CUDA_TRY(cudaMemcpyAsync(out.data, staging_, out.bytes(), cudaMemcpyDeviceToHost, stream_));
   return wait_for("ncclAllReduce and the copy back to the host", Until::kStreamIdle);
-}
-
-std::string NcclAllreduce::wire_note() const {
-  return "NCCL does not expose byte counters; see the model column";
 }
 
 std::string NcclAllreduce::run_note() const {

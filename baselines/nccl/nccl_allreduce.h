@@ -17,12 +17,13 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include "baselines/common/foreign_wire_collective.h"
 #include "baselines/nccl/nccl_catalog.h"
 #include "engine/collective/collective.h"
 
 namespace omnib {
 
-class NcclAllreduce final : public Collective {
+class NcclAllreduce final : public ForeignWireCollective {
  public:
   // Why this rank cannot run NCCL (no CUDA device visible), or nullopt.
   static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
@@ -41,8 +42,6 @@ class NcclAllreduce final : public Collective {
   // aborts the communicator (every later call fails).
   Status allreduce(const TensorView& in, const TensorView& out) override;
 
-  std::optional<ByteCounters> wire_counters() const override { return std::nullopt; }
-  std::string wire_note() const override;
   std::string run_note() const override;
 
  private:

@@ -19,51 +19,36 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
-#include <initializer_list>
-#include <memory>
-#include <mutex>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "baselines/common/balanced_split.h"
 #include "baselines/common/local_nonzeros.h"
-#include "baselines/common/mesh_lanes.h"
-#include "baselines/common/peer_links.h"
+#include "baselines/common/own_transport_baseline.h"
+#include "baselines/common/owner_exchange.h"
+#include "baselines/common/peer_stages.h"
 #include "baselines/common/rank_order_merge.h"
 #include "baselines/common/sparse_stream.h"
 #include "baselines/common/sparse_vector.h"
-#include "baselines/common/stream_poster.h"
-#include "engine/collective/collective.h"
 
 namespace omnib {
 
-class Oktopk final : public Collective, private MeshLanes::Protocol {
+class Oktopk final : public OwnTransportBaseline, private MeshLanes::Protocol {
  public:
-  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
-  ~Oktopk() override;
-
-  Status allreduce(const TensorView& in, const TensorView& out) override;
-  std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
-
-  static WireCost analytic_cost(const CostInputs& c);
+  Oktopk(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
  private:
-  Oktopk(const CollectiveSetup& setup, PeerLinks links);
+  // The streams the send lane starts next for a peer: the histogram
+  // counts, the fine counts when a fine round follows, then the owners'
+  // exchange (owners_).
+  enum class SendStage { kCounts, kFineCounts, kOwners };
+  // What the receive lane reads from a peer: its counts of round_ (counts_),
+  // its part of this rank's region (merge_), its reduced region (owners_).
+  enum class ReceiveStage { kCounts, kCounted, kPart, kRegion };
 
-  // The stream the send lane starts next for a peer, in order.
-  enum class SendStage { kCounts, kFineCounts, kPart, kRegion, kNone };
-  struct PeerSend {
-    SendStage stage = SendStage::kCounts;
-    SparseVector part_scratch;  // the peer's part, when extracted as pairs
-  };
-  // What the receive lane reads from a peer.
-  enum class ReceiveStage { kCounts, kCounted, kPart, kRegion, kDone };
-  struct PeerReceive {
-    ReceiveStage stage = ReceiveStage::kCounts;
-    std::optional<ChunkReader> reader;  // counts of round_, or the reduced region
-    bool zeroed = false;                // the peer's region is cleared for sparse chunks
-  };
+  Status exchange() override;
 
   // MeshLanes::Protocol.
   Next start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) override;
@@ -74,43 +59,30 @@ class Oktopk final : public Collective, private MeshLanes::Protocol {
   // The receive lane's parts of a pass; each returns whether it moved.
   Result<bool> take_counts();
   void finish_round();
+  void expect_counts(uint32_t tag);
   Result<bool> merge_parts();
-  Result<bool> take_regions();
-  void write_region_chunk(size_t i, const Chunk& c);
-  void set_stage(PeerReceive& r, ReceiveStage stage);
-  std::vector<int> peers_in(std::initializer_list<ReceiveStage> stages) const;
-
-  JobLayout job_;
-  DType dtype_;
-  size_t elem_size_;
-  PeerLinks links_;
-  std::unique_ptr<MeshLanes> lanes_;  // after links_: it detaches from them first
 
   // Per-collective state, set before the lanes start.
-  uint64_t seq_ = 0;
-  TensorView in_;
-  TensorView out_;
   std::array<std::vector<uint32_t>, 2> my_counts_;  // this rank's histogram, per round
   LocalNonzeros nonzeros_;                          // this rank's non-zeros, found once per call
+  OwnerExchange owners_;
   // The send lane's.
-  std::vector<PeerSend> sends_;
-  // The receive lane's; stage changes under stage_mu_, which the send
-  // lane's timeout message reads.
-  mutable std::mutex stage_mu_;
-  std::vector<PeerReceive> receives_;
+  std::vector<SendStage> sends_;
+  // The receive lane's.
+  PeerStages<ReceiveStage> stages_;
+  std::vector<std::optional<ChunkReader>> counts_;  // each peer's counts of round_
   Frame frame_;
   size_t counted_ = 0;  // peers whose counts of round_ are added
   RankOrderMerge merge_;
   bool merging_ = false;
-  size_t regions_written_ = 0;
-  SparseVector result_scratch_;
   // Written by the receive lane before the flag that publishes it, read by
   // the send lane after it.
   BalancedSplit split_;
   std::atomic<int> round_{0};             // histogram round under way (0 or 1); my_counts_[1] set before 1
   std::atomic<bool> split_ready_{false};  // boundaries known
-  VectorView result_;
-  std::atomic<bool> result_ready_{false};  // this rank's region is reduced
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost oktopk_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

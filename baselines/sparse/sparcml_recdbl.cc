@@ -24,8 +24,8 @@ RecursiveDoublingPlan::RecursiveDoublingPlan(int nodes) : n(nodes) {
   }
 }
 
-std::vector<std::pair<int, int>> RecursiveDoublingPlan::pairs() const {
-  std::vector<std::pair<int, int>> out;
+PeerPairs RecursiveDoublingPlan::pairs() const {
+  PeerPairs out;
   for (int r = p; r < n; ++r) out.push_back({r - p, r});
   for (int k = 0; k < rounds; ++k)
     for (int r = 0; r < p; ++r)
@@ -33,82 +33,52 @@ std::vector<std::pair<int, int>> RecursiveDoublingPlan::pairs() const {
   return out;
 }
 
-Result<std::unique_ptr<Collective>> SparcmlRecursiveDoubling::create(const CollectiveSetup& setup) {
-  auto links = PeerLinks::establish(*setup.links, RecursiveDoublingPlan(setup.job.nodes).pairs());
-  if (!links.is_ok()) return links.status();
-  return std::unique_ptr<Collective>(new SparcmlRecursiveDoubling(setup, links.take()));
-}
+SparcmlRecursiveDoubling::SparcmlRecursiveDoubling(const CollectiveSetup& setup, std::vector<PeerLinks> links)
+    : OwnTransportBaseline(setup, std::move(links), 2, Indices::kUint32), plan_(setup.job.nodes) {}
 
-SparcmlRecursiveDoubling::SparcmlRecursiveDoubling(const CollectiveSetup& setup, PeerLinks links)
-    : job_(setup.job),
-      dtype_(setup.dtype),
-      elem_size_(dtype_size(setup.dtype)),
-      plan_(setup.job.nodes),
-      links_(std::move(links)),
-      lanes_(std::make_unique<LaneGroup>(job_.is_worker() && plan_.rounds > 0 ? 2 : 0)) {}
-
-SparcmlRecursiveDoubling::~SparcmlRecursiveDoubling() {
-  links_.abort_all();
-  lanes_.reset();
-}
-
-Status SparcmlRecursiveDoubling::allreduce(const TensorView& in, const TensorView& out) {
-  if (!job_.is_worker()) return Status::ok();  // dedicated aggregators hold no tensor
-  if (in.count != out.count) return usage_error("input and output counts differ");
-  if (in.count > UINT32_MAX)
-    return usage_error(std::to_string(in.count) + " elements do not fit 32-bit indices: use a smaller -e/--maxbytes");
-  ++seq_;
-  count_ = in.count;
-  Status s = run_steps(in, out);
-  // A failure part-way leaves peers waiting on this rank: unblock them now.
-  if (!s.is_ok()) links_.abort_all();
-  return s;
-}
-
-Status SparcmlRecursiveDoubling::run_steps(const TensorView& in, const TensorView& out) {
+Status SparcmlRecursiveDoubling::exchange() {
   const int r = job_.rank;
   const int p = plan_.p;
-  load_smaller(in.data, 0, count_, elem_size_, acc_);
+  const uint64_t count = in().count;
+  load_smaller(in().data, 0, count, elem_size_, acc_);
   if (r >= p) {
     // An extra rank: hand its vector to rank r - p and wait for the sum.
-    Connection& link = *links_.to(r - p);
-    OMNIB_RETURN_IF_ERROR(send_vector(link, kTagFold, seq_, acc_.view()));
+    Connection& link = *links().to(r - p);
+    OMNIB_RETURN_IF_ERROR(send_vector(link, kTagFold, seq(), acc_.view()));
     OMNIB_RETURN_IF_ERROR(
-        receive_vector(link, kTagResult, seq_, 0, count_, elem_size_, "sparcml-recdbl result", partner_));
-    write_view(dtype_, partner_.view(), out.data);
+        receive_vector(link, kTagResult, seq(), 0, count, elem_size_, "sparcml-recdbl result", partner_));
+    write_view(dtype_, partner_.view(), out().data);
     return Status::ok();
   }
   if (r + p < job_.nodes) {
     OMNIB_RETURN_IF_ERROR(
-        receive_vector(*links_.to(r + p), kTagFold, seq_, 0, count_, elem_size_, "sparcml-recdbl fold", partner_));
+        receive_vector(*links().to(r + p), kTagFold, seq(), 0, count, elem_size_, "sparcml-recdbl fold", partner_));
     merge_into(dtype_, acc_, partner_, scratch_);
   }
   for (int k = 0; k < plan_.rounds; ++k)
-    OMNIB_RETURN_IF_ERROR(exchange(r ^ (1 << k), kTagRound0 + static_cast<uint32_t>(k)));
-  if (r + p < job_.nodes) OMNIB_RETURN_IF_ERROR(send_vector(*links_.to(r + p), kTagResult, seq_, acc_.view()));
-  write_view(dtype_, acc_.view(), out.data);
+    OMNIB_RETURN_IF_ERROR(exchange_with(r ^ (1 << k), kTagRound0 + static_cast<uint32_t>(k)));
+  if (r + p < job_.nodes) OMNIB_RETURN_IF_ERROR(send_vector(*links().to(r + p), kTagResult, seq(), acc_.view()));
+  write_view(dtype_, acc_.view(), out().data);
   return Status::ok();
 }
 
-Status SparcmlRecursiveDoubling::exchange(int peer, uint32_t tag) {
+Status SparcmlRecursiveDoubling::exchange_with(int peer, uint32_t tag) {
   trace::Span round("round", trace::Kind::kPhase, {.peer = peer, .step = static_cast<int32_t>(tag - kTagRound0)});
-  Connection& link = *links_.to(peer);
+  Connection& link = *links().to(peer);
   // Both sides send at once: the sender lane and the receiver lane overlap,
   // so neither blocks on a full socket buffer.
-  std::function<Status(int)> body = [&](int lane) -> Status {
-    if (lane == 0) return send_vector(link, tag, seq_, acc_.view());
-    return receive_vector(link, tag, seq_, 0, count_, elem_size_, "sparcml-recdbl round", partner_);
-  };
-  std::function<void()> on_failure = [this] { links_.abort_all(); };
-  OMNIB_RETURN_IF_ERROR(lanes_->run(body, on_failure));
+  OMNIB_RETURN_IF_ERROR(run_lanes([&](int lane) -> Status {
+    if (lane == 0) return send_vector(link, tag, seq(), acc_.view());
+    return receive_vector(link, tag, seq(), 0, in().count, elem_size_, "sparcml-recdbl round", partner_);
+  }));
   trace::Span merge("merge", trace::Kind::kCompute, {.peer = peer});
   merge_into(dtype_, acc_, partner_, scratch_);
   return Status::ok();
 }
 
-WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
+WireCost sparcml_recdbl_analytic_cost(const CostInputs& c) {
   const RecursiveDoublingPlan plan(c.nodes);
-  if (plan.n <= 1) return {0, 0, true};
+  if (plan.n <= 1 || c.count == 0) return {0, 0, true};  // settled without the network
   const double len = static_cast<double>(c.count);
   const InputSupport* support = exact_support(c);
   // A vector holding the sum of a set of ranks carries the union of their
@@ -158,14 +128,11 @@ WireCost SparcmlRecursiveDoubling::analytic_cost(const CostInputs& c) {
 }
 
 namespace {
-const CollectiveRegistration kRecdbl(CollectiveInfo{
-    "sparcml-recdbl",
-    "SparCML recursive doubling: log2(n) rounds of pairwise sparse exchange-and-merge, dense once denser",
-    true,
-    [](const CollectiveSetup&) -> std::optional<std::string> { return std::nullopt; },
-    [](const CollectiveSetup& s) { return SparcmlRecursiveDoubling::create(s); },
-    [](const CostInputs& c) { return SparcmlRecursiveDoubling::analytic_cost(c); },
-});
+const CollectiveRegistration kRecdbl(own_transport_baseline<SparcmlRecursiveDoubling>(
+    {"sparcml-recdbl",
+     "SparCML recursive doubling: log2(n) rounds of pairwise sparse exchange-and-merge, dense once denser", true,
+     [](int nodes) { return std::vector<PeerPairs>{RecursiveDoublingPlan(nodes).pairs()}; },
+     sparcml_recdbl_analytic_cost}));
 }  // namespace
 
 }  // namespace omnib

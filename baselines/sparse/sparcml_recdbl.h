@@ -9,13 +9,11 @@
 // rounds, and receive the final sum from rank r - p at the end.
 #pragma once
 
-#include <memory>
+#include <utility>
 #include <vector>
 
-#include "baselines/common/peer_links.h"
+#include "baselines/common/own_transport_baseline.h"
 #include "baselines/common/sparse_vector.h"
-#include "engine/collective/collective.h"
-#include "engine/lanes/lane_group.h"
 
 namespace omnib {
 
@@ -27,38 +25,25 @@ struct RecursiveDoublingPlan {
   explicit RecursiveDoublingPlan(int nodes);
   int extras() const { return n - p; }
   // Every pair of ranks that exchanges data, fold links included.
-  std::vector<std::pair<int, int>> pairs() const;
+  PeerPairs pairs() const;
 };
 
-class SparcmlRecursiveDoubling final : public Collective {
+class SparcmlRecursiveDoubling final : public OwnTransportBaseline {
  public:
-  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
-  ~SparcmlRecursiveDoubling() override;
-
-  Status allreduce(const TensorView& in, const TensorView& out) override;
-  std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
-
-  static WireCost analytic_cost(const CostInputs& c);
+  SparcmlRecursiveDoubling(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
  private:
-  SparcmlRecursiveDoubling(const CollectiveSetup& setup, PeerLinks links);
-
-  Status run_steps(const TensorView& in, const TensorView& out);
+  Status exchange() override;
   // Sends acc_ to `peer` while receiving its vector into partner_, then merges.
-  Status exchange(int peer, uint32_t tag);
+  Status exchange_with(int peer, uint32_t tag);
 
-  JobLayout job_;
-  DType dtype_;
-  size_t elem_size_;
   RecursiveDoublingPlan plan_;
-  PeerLinks links_;
-  std::unique_ptr<LaneGroup> lanes_;
-
-  uint64_t seq_ = 0;
-  uint64_t count_ = 0;
   SparseVector acc_;      // this rank's running sum
   SparseVector partner_;  // the vector last received
   SparseVector scratch_;  // reused by merges
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost sparcml_recdbl_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

@@ -12,48 +12,29 @@
 // they arrive.
 #pragma once
 
-#include <atomic>
-#include <chrono>
-#include <memory>
-#include <mutex>
+#include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
-#include "baselines/common/mesh_lanes.h"
-#include "baselines/common/peer_links.h"
+#include "baselines/common/own_transport_baseline.h"
+#include "baselines/common/owner_exchange.h"
+#include "baselines/common/peer_stages.h"
 #include "baselines/common/sparse_stream.h"
-#include "baselines/common/sparse_vector.h"
-#include "baselines/common/stream_poster.h"
-#include "engine/collective/collective.h"
 
 namespace omnib {
 
-class SparcmlSplit final : public Collective, private MeshLanes::Protocol {
+class SparcmlSplit final : public OwnTransportBaseline, private MeshLanes::Protocol {
  public:
-  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
-  ~SparcmlSplit() override;
-
-  Status allreduce(const TensorView& in, const TensorView& out) override;
-  std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
-
-  static WireCost analytic_cost(const CostInputs& c);
+  SparcmlSplit(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
  private:
-  SparcmlSplit(const CollectiveSetup& setup, PeerLinks links);
+  // What the receive lane reads from a peer: its part of this rank's slice
+  // (parts_), then its reduced slice (owners_).
+  enum class ReceiveStage { kPart, kSlice };
 
-  // The stream the send lane starts next for a peer, in order.
-  enum class SendStage { kPart, kSlice, kNone };
-  struct PeerSend {
-    SendStage stage = SendStage::kPart;
-    SparseVector part_scratch;  // the peer's part, when it goes as pairs
-  };
-  // The stream the receive lane reads from a peer.
-  enum class ReceiveStage { kPart, kSlice, kDone };
-  struct PeerReceive {
-    ReceiveStage stage = ReceiveStage::kPart;
-    std::optional<ChunkReader> reader;
-    bool wrote = false;  // some chunk of the peer's reduced slice is written
-  };
+  Status exchange() override;
+  Slice slice_of(int rank) const { return even_slice(in().count, job_.nodes, rank); }
 
   // MeshLanes::Protocol.
   Next start_next_stream(size_t i, StreamPoster& poster, LaneStep& step) override;
@@ -61,39 +42,23 @@ class SparcmlSplit final : public Collective, private MeshLanes::Protocol {
   std::string send_data_stalled() const override;
   Result<LaneStep> receive_step() override;
   std::string receive_stalled() const override;
+  // Takes what has arrived of the peers' parts and sums it into this
+  // rank's slice; publishes the slice once every part is in.
+  Result<bool> sum_parts();
 
-  // Sums a chunk of peer i's part into this rank's slice, or writes a chunk
-  // of its reduced slice into the output.
-  void apply_chunk(size_t i, const Chunk& c);
-  // After the last part is summed: this rank's reduced slice, for the send lane.
-  void publish_result();
-
-  JobLayout job_;
-  DType dtype_;
-  size_t elem_size_;
-  PeerLinks links_;
-  std::unique_ptr<MeshLanes> lanes_;  // after links_: it detaches from them first
-
-  // Per-collective state, set before the lanes start.
-  uint64_t seq_ = 0;
-  TensorView in_;
-  TensorView out_;
+  OwnerExchange owners_;
   // The send lane's.
-  std::vector<PeerSend> sends_;
   int64_t send_phase_begin_ = 0;
   bool sending_slices_ = false;
-  // The receive lane's; stage changes under stage_mu_, which the send
-  // lane's timeout message reads.
-  mutable std::mutex stage_mu_;
-  std::vector<PeerReceive> receives_;
+  // The receive lane's.
+  PeerStages<ReceiveStage> stages_;
+  std::vector<std::optional<ChunkReader>> parts_;  // each peer's part of this rank's slice
   Frame frame_;
-  size_t parts_summed_ = 0;    // peers whose part of this rank's slice is summed
-  size_t slices_written_ = 0;  // peers whose reduced slice is written
+  size_t parts_summed_ = 0;  // peers whose part of this rank's slice is summed
   int64_t receive_phase_begin_ = 0;
-  SparseVector result_scratch_;
-  // Shared: the receive lane sets result_ before result_ready_.
-  VectorView result_;
-  std::atomic<bool> result_ready_{false};
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost sparcml_split_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib

@@ -9,59 +9,38 @@
 // pairs travels in every chunk header, so no separate size exchange is needed.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <memory>
-#include <mutex>
 #include <vector>
 
-#include "baselines/common/peer_links.h"
+#include "baselines/common/own_transport_baseline.h"
 #include "baselines/common/sparse_vector.h"
-#include "engine/collective/collective.h"
-#include "engine/lanes/lane_group.h"
 
 namespace omnib {
 
-class SparseAllgather final : public Collective {
+class SparseAllgather final : public OwnTransportBaseline {
  public:
-  static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup);
-  ~SparseAllgather() override;
-
-  Status allreduce(const TensorView& in, const TensorView& out) override;
-  std::optional<ByteCounters> wire_counters() const override { return links_.wire_counters(); }
-
-  static WireCost analytic_cost(const CostInputs& c);
+  SparseAllgather(const CollectiveSetup& setup, std::vector<PeerLinks> links);
 
  private:
-  SparseAllgather(const CollectiveSetup& setup, PeerLinks links);
-
   // The frames received in one ring step, kept for forwarding in the next.
   struct StepFrames {
     std::deque<UninitBytes> payloads;
     bool complete = false;
   };
 
+  Status exchange() override;
   int origin_of_step(int step) const;  // whose pairs this rank receives in `step`
   Status send_steps();
+  // The i-th frame received in ring step `step` (nullptr once that step's
+  // frames are all forwarded), as soon as the receive lane has it.
+  Result<const UninitBytes*> frame_to_forward(int step, size_t i);
   Status receive_steps();
-  void abort();
 
-  JobLayout job_;
-  DType dtype_;
-  std::chrono::milliseconds timeout_;
-  PeerLinks links_;
-  std::unique_ptr<LaneGroup> lanes_;
-
-  // Per-collective state, set before the lanes start.
-  uint64_t seq_ = 0;
-  TensorView out_;
   SparseVector mine_;
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<StepFrames> steps_;
-  bool aborted_ = false;
+  std::vector<StepFrames> steps_;  // under signal()
 };
+
+// The bytes one call puts on the wire (docs/algorithms.md).
+WireCost allgather_analytic_cost(const CostInputs& c);
 
 }  // namespace omnib
