@@ -262,6 +262,19 @@ TEST(FabricConnection, AReceiversByteBudgetHoldsFramesBack) {
   EXPECT_EQ(p->a->sends_done(), 3u);
 }
 
+// A credit is cumulative and counts bytes this end sent: one that claims
+// more is a corrupt or hostile peer, and ends the link (as on TCP).
+TEST(FabricConnection, ACreditForBytesNeverSentFailsTheLink) {
+  auto p = make_fabric_pair(7, 7, milliseconds(3000), false, /*with_b=*/false);
+  const fabric_wire::Control grant{wire::kMagic, static_cast<uint32_t>(fabric_wire::ControlType::kCredit), 100,
+                                   5000, 10000};
+  ASSERT_TRUE(testing::send_raw_fabric(*p->ep_b, p->b_to_a,
+                                       fabric_wire::tag(fabric_wire::Kind::kControl, testing::FabricPair::kConnA),
+                                       std::string(reinterpret_cast<const char*>(&grant), sizeof(grant))));
+  EXPECT_TRUE(testing::eventually([&] { return !p->a->health().is_ok(); }, milliseconds(3000)));
+  EXPECT_NE(p->a->health().message().find("more bytes than were sent"), std::string::npos) << p->a->health().message();
+}
+
 // With a byte budget a receiver grants head receives for the small frames
 // the budget may hold (one per 4 KiB, at most 64), not only its window: a
 // sparse stream's frames flow a budget per credit round trip, as through a

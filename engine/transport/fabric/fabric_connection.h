@@ -34,27 +34,18 @@
 // deadline of whoever waits on it (kTimeout).
 #pragma once
 
-#include <rdma/fabric.h>
-
 #include <chrono>
 #include <memory>
 
-#include "engine/transport/connection.h"
 #include "engine/transport/fabric/fabric_endpoint.h"
+#include "engine/transport/fabric/fabric_sender.h"
+#include "engine/transport/framed_connection.h"
 
 namespace omnib {
 
-// Where a link's messages go, both ways.
-struct FabricPeer {
-  fi_addr_t addr = FI_ADDR_UNSPEC;
-  uint32_t my_conn = 0;    // messages to this end carry it in their tags
-  uint32_t peer_conn = 0;  // messages to the peer carry it
-  int rank = 0;
-};
-
 class FabricLink;
 
-class FabricConnection final : public Connection {
+class FabricConnection final : public FramedConnection {
  public:
   // The peer's address must be in the endpoint's table. Every blocking
   // wait ends after `timeout` (kTimeout).
@@ -64,33 +55,18 @@ class FabricConnection final : public Connection {
   // the peer, and waits (at most a second more) until the provider is done
   // with memory that post() lent it.
   ~FabricConnection() override;
-  FabricConnection(const FabricConnection&) = delete;
-  FabricConnection& operator=(const FabricConnection&) = delete;
 
   Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
-  Status recv(Frame& frame) override;
-  Result<bool> try_recv(Frame& frame) override;
   Result<std::optional<uint64_t>> post(wire::FrameType type, uint32_t tag, uint64_t seq,
                                        std::span<const iovec> parts) override;
-  uint64_t sends_done() const override;
-  Status health() const override;
-  void set_wakers(Waker* on_receive, Waker* on_send) override;
-  void set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) override;
-  size_t recv_window() const override;
-  size_t send_window() const override;
-  ByteCounters counters() const override;
-  bool on_wire() const override { return true; }
   void abort() override;
-  int peer_rank() const override;
 
   // Frames sent from the caller's memory and from a copy so far.
-  struct SendPaths {
-    uint64_t zero_copy = 0;
-    uint64_t copied = 0;
-  };
-  SendPaths send_paths() const;
+  FabricSendPaths send_paths() const;
 
  private:
+  ConnectionCore& core() const override;
+
   std::shared_ptr<FabricLink> link_;
 };
 

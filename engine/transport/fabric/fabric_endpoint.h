@@ -29,39 +29,22 @@
 #include <mutex>
 #include <string>
 #include <thread>
-#include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "engine/base/status.h"
+#include "engine/transport/fabric/fabric_domain.h"
 #include "engine/transport/fabric/fabric_memory.h"
+#include "engine/transport/fabric/fabric_op_table.h"
 #include "engine/transport/fabric/fabric_wire.h"
 
 namespace omnib {
 
-class FabricOpOwner;
-
-// One outstanding operation; the provider gets `this` as its context.
-struct FabricOp {
-  fi_context2 ctx;  // first: providers that ask for FI_CONTEXT(2) write here
-  FabricOpOwner* owner;
-  uint32_t kind;  // owner-defined
-  uint64_t arg;   // owner-defined
-  SlotPool::Slot slot;  // the slot this op uses, if any
-  bool is_send;
-};
-static_assert(std::is_standard_layout_v<FabricOp>, "the provider's context pointer is the op's address");
-
-class FabricOpOwner {
- public:
-  virtual ~FabricOpOwner() = default;
-  // On the progress thread: a receive took `len` bytes with `tag`, or a send finished.
-  virtual void on_done(FabricOp& op, size_t len, uint64_t tag) = 0;
-  // On the progress thread: the op failed. `canceled`: after cancel().
-  virtual void on_failed(FabricOp& op, bool canceled, const std::string& why) = 0;
-  // On the progress thread, after run_pump() or retry_later(): do what is pending.
-  virtual void pump() = 0;
+// Where a link's messages go, both ways.
+struct FabricPeer {
+  fi_addr_t addr = FI_ADDR_UNSPEC;
+  uint32_t my_conn = 0;    // messages to this end carry it in their tags
+  uint32_t peer_conn = 0;  // messages to the peer carry it
+  int rank = 0;
 };
 
 class FabricEndpoint {
@@ -79,17 +62,17 @@ class FabricEndpoint {
   void shutdown();
 
   // This endpoint's address as libfabric names it (raw bytes).
-  const std::string& address() const { return address_; }
-  const std::string& provider() const { return provider_; }
-  const std::string& domain() const { return domain_; }
-  bool needs_local_registration() const { return mr_local_; }
+  const std::string& address() const { return domain_->address(); }
+  const std::string& provider() const { return domain_->provider(); }
+  const std::string& domain() const { return domain_->domain_name(); }
+  bool needs_local_registration() const { return domain_->needs_local_registration(); }
   // Test knob: behave as if the provider needed local registration
   // (registers everything, sends through registered staging).
-  void force_local_registration() { mr_local_ = true; }
-  size_t max_message_bytes() const { return max_message_; }
-  size_t iov_limit() const { return iov_limit_; }
-  bool offers_device_memory() const { return hmem_; }
-  bool polls() const { return wait_fd_ < 0; }
+  void force_local_registration() { domain_->force_local_registration(); }
+  size_t max_message_bytes() const { return domain_->max_message_bytes(); }
+  size_t iov_limit() const { return domain_->iov_limit(); }
+  bool offers_device_memory() const { return domain_->offers_device_memory(); }
+  bool polls() const { return domain_->wait_fd() < 0; }
 
   // Any thread: runs `work` on the progress thread soon (dropped after shutdown()).
   void run(std::function<void()> work);
@@ -117,34 +100,22 @@ class FabricEndpoint {
   const MemoryRegistrar& registrar() const { return registrar_; }
   // Called on every wake-up of the thread, at least every 50 ms.
   void set_tick(std::function<void()> tick);
-  std::string error_text(ssize_t rc) const;
+  std::string error_text(ssize_t rc) const { return FabricDomain::error_text(rc); }
 
   std::string describe() const;
 
  private:
-  FabricEndpoint() = default;
-  Status open_resources(const std::string& provider, const std::string& bind_host);
+  explicit FabricEndpoint(std::unique_ptr<FabricDomain> domain);
   void run_thread();
   void wake_locked();  // mu_ held
   size_t drain_completions();
   void deliver_error();
   void idle_wait(bool retries_pending);
   void close_resources();
-  Result<fid_mr*> register_memory(void* data, size_t bytes);
   void release_memory(fid_mr* mr);
 
-  fid_fabric* fabric_ = nullptr;
-  fid_domain* domain_fid_ = nullptr;
-  fid_av* av_ = nullptr;
-  fid_cq* cq_ = nullptr;
-  fid_ep* ep_ = nullptr;
-  int wait_fd_ = -1;   // the CQ's wait object; -1: the provider must be polled
+  std::unique_ptr<FabricDomain> domain_;
   int event_fd_ = -1;  // wakes the thread for run()
-  std::string address_, provider_, domain_;
-  bool mr_local_ = false;
-  bool hmem_ = false;
-  size_t max_message_ = 0;
-  size_t iov_limit_ = 1;
 
   std::thread thread_;
   std::thread::id thread_id_;
@@ -156,13 +127,10 @@ class FabricEndpoint {
   std::once_flag shutdown_once_;
 
   // Progress thread only.
-  std::unordered_map<FabricOp*, std::shared_ptr<FabricOpOwner>> live_ops_;
-  size_t live_sends_ = 0;
+  FabricOpTable ops_;
   std::vector<std::shared_ptr<FabricOpOwner>> retry_;
   std::function<void()> tick_;
   std::chrono::steady_clock::time_point idle_since_ = std::chrono::steady_clock::time_point::max();
-  std::unordered_set<fid_mr*> registrations_;
-  uint64_t next_key_ = 0;
   MemoryRegistrar registrar_;
   SlotPool slots_{fabric_wire::kHeadBytes, 64};
 };

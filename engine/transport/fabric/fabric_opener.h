@@ -6,12 +6,9 @@
 // The dialer's hello proves the job token over the challenge's nonce, as on
 // TCP; only then does the acceptor make a link.
 //
-// Strangers: anyone may knock. A knock or hello that fails (another job,
-// random bytes, a bad proof, silence past the timeout) is dropped, counted
-// and logged once, never fatal; at most kMaxPendingHellos knocks wait for
-// their hello at once (the oldest is pushed out). Every receive past the
-// knock is directed at one address, so once a link is open only its peer
-// can reach it.
+// The opener dials and hands out the links that opened; the acceptor's side
+// is fabric_acceptor.h. Every receive past the knock is directed at one
+// address, so once a link is open only its peer can reach it.
 #pragma once
 
 #include <condition_variable>
@@ -24,6 +21,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "engine/transport/fabric/fabric_acceptor.h"
+#include "engine/transport/fabric/fabric_address_book.h"
 #include "engine/transport/fabric/fabric_endpoint.h"
 #include "engine/transport/transport_device.h"
 
@@ -31,7 +30,9 @@ namespace omnib {
 
 class FabricOpener final : public FabricOpOwner, public std::enable_shared_from_this<FabricOpener> {
  public:
-  static constexpr size_t kMaxPendingHellos = 1024;
+  static constexpr size_t kMaxPendingHellos = FabricAcceptor::kMaxPendingHellos;
+  enum OpKind : uint32_t { kKnockRecv = 1, kChallengeRecv, kHelloRecv, kKnockSend, kChallengeSend, kHelloSend };
+  using Failed = std::function<void(const std::string&)>;
 
   FabricOpener(std::shared_ptr<FabricEndpoint> endpoint, const DeviceContext& context);
 
@@ -48,64 +49,49 @@ class FabricOpener final : public FabricOpOwner, public std::enable_shared_from_
   void on_failed(FabricOp& op, bool canceled, const std::string& why) override;
   void pump() override;
 
+  // ---- For the acceptor (the progress thread).
+  const DeviceContext& context() const { return context_; }
+  const std::shared_ptr<FabricEndpoint>& endpoint() const { return ep_; }
+  FabricAddressBook& addresses() { return addresses_; }
+  uint32_t new_conn();
+  // Sends `bytes` to `addr` from a slot (ops of `kind`, with `arg`).
+  void send_bytes(const std::string& bytes, fi_addr_t addr, uint64_t tag, uint32_t kind, uint64_t arg, Failed failed);
+  // Posts a receive of up to a slot's bytes from `addr` (ops of `kind`,
+  // `arg`); `posted`, when set, is told the op once the provider took it.
+  void receive(fi_addr_t addr, uint64_t tag, uint64_t ignore, uint32_t kind, uint64_t arg, Failed failed,
+               std::function<void(FabricOp*)> posted = nullptr);
+  // Counts and (the first time) logs a stranger turned away.
+  void reject(const std::string& why);
+  void link_ready(OpenedLink link);
+
  private:
-  enum OpKind : uint32_t { kKnockRecv = 1, kChallengeRecv, kHelloRecv, kKnockSend, kChallengeSend, kHelloSend };
   struct Dialing {
     HelloClaim claim;
     int acceptor;
     fi_addr_t addr;
   };
-  struct Pending {
-    std::string address;  // the knock's, as the address table knows it
-    fi_addr_t addr;
-    Nonce nonce;
-    uint32_t dialer_conn;
-    SteadyClock::time_point expires;
-  };
-  struct KnownAddress {
-    fi_addr_t addr;
-    int refs = 0;
-    bool of_the_job = false;  // a rank's: kept for good
+  struct Retry {
+    std::function<ssize_t()> attempt;
+    Failed failed;
   };
 
-  // All on the progress thread.
-  void post_knock_receive(SlotPool::Slot slot);
+  void receive_knock();
   void start_dial(const HelloClaim& claim, int acceptor, const std::string& address);
-  void on_knock(FabricOp& op, size_t len);
   void on_challenge(FabricOp& op, size_t len);
-  void on_hello(FabricOp& op, size_t len);
+  // The dial of `conn` failed (a knock, challenge or hello op).
+  void dial_failed(uint32_t conn, const std::string& why);
   // Runs `attempt` now, and again after progress while the provider says
   // -FI_EAGAIN; another error goes to `failed`.
-  void post_or_later(std::function<ssize_t()> attempt, std::function<void(const std::string&)> failed);
-  // Sends `bytes` to `addr` from a slot (ops of `kind`, with `arg`).
-  void send_bytes(const std::string& bytes, fi_addr_t addr, uint64_t tag, uint32_t kind, uint64_t arg,
-                  std::function<void(const std::string&)> failed);
-  // Posts a receive of up to a slot's bytes from `addr` (ops of `kind`, `arg`).
-  void receive(fi_addr_t addr, uint64_t tag, uint64_t ignore, uint32_t kind, uint64_t arg,
-               std::function<void(const std::string&)> failed);
-  Result<fi_addr_t> hold_address(const std::string& address, bool of_the_job);
-  void release_address(const std::string& address);
-  uint32_t new_conn();
-  void reject_pending(uint32_t conn, const std::string& why);
-  void reject(const std::string& why);
-  void expire_pending();
+  void post_or_later(std::function<ssize_t()> attempt, Failed failed);
   void fail(Status why);
-  void link_ready(OpenedLink link);
 
   const std::shared_ptr<FabricEndpoint> ep_;
   const DeviceContext context_;
   std::mt19937_64 random_{std::random_device{}()};
   std::unordered_set<uint32_t> conns_;
   std::map<uint32_t, Dialing> dialing_;
-  std::map<uint32_t, Pending> pending_;
-  std::deque<uint32_t> pending_order_;
-  std::map<std::string, KnownAddress> addresses_;
-  std::map<uint32_t, FabricOp*> hello_receives_;  // posted, to cancel when a knock is turned away
-  std::map<uint64_t, std::string> challenge_targets_;  // challenge sends out: the address each holds
-  struct Retry {
-    std::function<ssize_t()> attempt;
-    std::function<void(const std::string&)> failed;
-  };
+  FabricAddressBook addresses_;
+  FabricAcceptor acceptor_;
   std::deque<Retry> again_;
 
   mutable std::mutex mu_;

@@ -49,6 +49,17 @@ constexpr size_t kInlinePayload = kHeadBytes - sizeof(wire::FrameHeader);
 // A payload larger than the provider's largest message goes in parts.
 constexpr uint32_t kMaxRestParts = 16;
 
+// The rest messages of a frame with `length` payload bytes when the
+// provider's largest message is `max_message` bytes, and the length of part
+// `part` of them.
+constexpr uint32_t rest_parts(uint64_t length, uint64_t max_message) {
+  return length <= kInlinePayload ? 0 : static_cast<uint32_t>((length + max_message - 1) / max_message);
+}
+constexpr size_t rest_part_bytes(uint64_t length, uint32_t part, uint64_t max_message) {
+  const uint64_t left = length - uint64_t{part} * max_message;
+  return static_cast<size_t>(left < max_message ? left : max_message);
+}
+
 // Largest endpoint address a knock can carry (libfabric names are at most
 // a few dozen bytes: a sockaddr, an EFA GID and QP, a shm name).
 constexpr size_t kMaxAddressBytes = 120;
