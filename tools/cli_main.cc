@@ -15,6 +15,7 @@
 #include "tools/allreduce_command.h"
 #include "tools/build_info.h"
 #include "tools/git_revision.h"
+#include "tools/introduction.h"
 #include "tools/compare/compare_command.h"
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
@@ -81,6 +82,11 @@ int run_command_line(int argc, char** argv) {
   auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
   bind_plot_options(*plot_cmd, plot);
 
+  // No arguments: someone new to it. Say what it is and where to start.
+  if (argc <= 1) {
+    print_introduction(app, stdout);
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
