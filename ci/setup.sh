@@ -14,6 +14,8 @@ packages=(
   libgloo-dev libfabric-dev libfabric-bin rdma-core libibverbs-dev libuv1-dev libssl-dev
   iproute2 python3 python3-matplotlib
   clang libclang-rt-14-dev
+  # real launchers for the launcher tests (tests/launchers/, docs/cluster.md)
+  openmpi-bin slurmctld slurmd slurm-client munge
 )
 
 # Runs `apt-get ARGS...` quietly: one line saying what it does, apt's own
