@@ -131,7 +131,7 @@ TEST(ExitCodes, AClosedStdoutEndsTheJobQuietly) {
 }
 
 TEST(ExitCodes, DocumentedForSignalsAndCrashes) {
-  const auto doc = std::filesystem::path(__FILE__).parent_path().parent_path() / "docs" / "exit-codes.md";
+  const auto doc = std::filesystem::path(OMNIB_SOURCE_DIR) / "docs" / "exit-codes.md";
   const std::string text = testing::slurp(doc);
   ASSERT_FALSE(text.empty()) << doc;
   for (const char* needle : {"| 0 |", "| 1 |", "| 2 |", "| 3 |", "| 4 |", "| 5 |", "| 6 |", "130", "134", "139", "141",
