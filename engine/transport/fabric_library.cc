@@ -9,7 +9,12 @@
 // call goes through the ops tables of the objects these return. The symbols
 // are hidden, so a program cannot hand them to libfabric or its providers in
 // place of libfabric's own.
+//
+// Those same constructors take SIGINT, SIGTERM, SIGSEGV and more for
+// themselves (tools/process/library_signals.h says what they do with them);
+// the handlers the program had before the library was opened are put back.
 #include <dlfcn.h>
+#include <signal.h>
 
 #pragma GCC visibility push(hidden)
 #include <rdma/fabric.h>
@@ -40,8 +45,27 @@ bool resolve(void* handle, const char* name, Fn& fn, std::string& error) {
   return fn != nullptr;
 }
 
+// Every signal's handler as it was when made, put back when destroyed.
+class SignalHandlersKept {
+ public:
+  SignalHandlersKept() {
+    for (int i = 0; i < kCount; ++i) kept_[i] = sigaction(kSignals[i], nullptr, &saved_[i]) == 0;
+  }
+  ~SignalHandlersKept() {
+    for (int i = 0; i < kCount; ++i)
+      if (kept_[i]) sigaction(kSignals[i], &saved_[i], nullptr);
+  }
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGILL, SIGABRT, SIGFPE};
+  static constexpr int kCount = sizeof(kSignals) / sizeof(kSignals[0]);
+  struct sigaction saved_[kCount] = {};
+  bool kept_[kCount] = {};
+};
+
 FabricLibrary open_library() {
   FabricLibrary lib;
+  const SignalHandlersKept handlers;
   // Global, as a linked library would be: providers loaded later find it.
   void* handle = dlopen(kSoname, RTLD_NOW | RTLD_GLOBAL);
   if (!handle) {
