@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "engine/bootstrap/job_token.h"
 #include "tests/rank_launcher.h"
@@ -61,6 +64,33 @@ void check_results(const nlohmann::json& results, std::vector<std::string>& prob
   }
 }
 
+// The value of `key` in scontrol's one-line record ("JobState=COMPLETED ...").
+std::string field(const std::string& record, const std::string& key) {
+  const size_t at = record.find(" " + key + "=");
+  if (at == std::string::npos) return "";
+  const size_t start = at + key.size() + 2;
+  return record.substr(start, record.find_first_of(" \n", start) - start);
+}
+
+// Waits for batch job `id` to end; its exit code as a shell would give it
+// (128 + signal when killed), or -1 if it has not ended within `limit`.
+int wait_for_batch_job(const std::string& id, std::chrono::seconds limit) {
+  const std::string scontrol = find_on_path("scontrol");
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  const std::set<std::string> running = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED"};
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto r = run_binary(scontrol, {"show", "job", "-o", id}, {}, 30);
+    const std::string state = field(" " + r.out, "JobState");
+    if (!state.empty() && !running.count(state)) {
+      const std::string code = field(" " + r.out, "ExitCode");  // "exit:signal"
+      const int exit = std::atoi(code.c_str()), signal = std::atoi(code.substr(code.find(':') + 1).c_str());
+      return signal ? 128 + signal : exit;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return -1;
+}
+
 }  // namespace
 
 std::string find_on_path(const std::string& tool) {
@@ -94,6 +124,10 @@ LaunchedJob run_launched_job(const LaunchSpec& spec) {
   args.insert(args.end(), kAllreduceArgs.begin(), kAllreduceArgs.end());
   args.insert(args.end(), {"-J", json});
   job.cli = run_binary(spec.launcher.front(), args, env, 150);
+  if (spec.batch && job.cli.exit_code == 0) {
+    const std::string id = job.cli.out.substr(0, job.cli.out.find_first_of(";\n"));
+    job.cli.exit_code = wait_for_batch_job(id, std::chrono::seconds(150));
+  }
   if (!spec.output_file.empty()) job.cli.out = slurp(spec.output_file);
   if (access(json.c_str(), R_OK) == 0) job.doc = nlohmann::json::parse(std::ifstream(json), nullptr, false);
   return job;
@@ -103,11 +137,12 @@ std::vector<std::string> launched_job_problems(const LaunchedJob& job, const Lau
                                                const std::string& launcher) {
   std::vector<std::string> problems;
   if (job.cli.exit_code != 0)
-    problems.push_back(spec.launcher.front() + " exited " + std::to_string(job.cli.exit_code) + "; stderr:\n" +
-                       job.cli.err);
+    problems.push_back((spec.batch ? "the batch job of " : "") + spec.launcher.front() + " exited " +
+                       std::to_string(job.cli.exit_code) + "; stderr:\n" + job.cli.err);
   // Rank 0 alone prints the table: one header per job.
   const int tables = count_lines(job.cli.out, "# rendezvous:");
-  if (tables != 1)
+  if (tables == 0) problems.push_back("no table was printed: rank 0 did not finish");
+  if (tables > 1)
     problems.push_back(std::to_string(tables) + " tables were printed, not one: the ranks ran separate jobs");
   // The secret is proved, never shown.
   if (!job.token.empty() && (job.cli.out + job.cli.err + job.doc.dump()).find(job.token) != std::string::npos)

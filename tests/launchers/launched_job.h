@@ -27,8 +27,11 @@ struct LaunchSpec {
   // MASTER_ADDR and MASTER_PORT (a free loopback port) in the launcher's
   // environment; false for a batch script that chooses them itself.
   bool export_rendezvous = true;
-  // Where the ranks' output goes when not to the launcher's own stdout (a
-  // batch job's --output file); read back as the job's output.
+  // A batch submission (sbatch --parsable): the launcher returns at once
+  // with the job's id, and the job's end is awaited through scontrol (every
+  // 0.1 s, where sbatch --wait looks after 2 s and then 8 more). Its output
+  // is read back from `output_file` (the job's --output).
+  bool batch = false;
   std::string output_file;
 };
 
