@@ -13,6 +13,8 @@
 // Those same constructors take SIGINT, SIGTERM, SIGSEGV and more for
 // themselves (tools/process/library_signals.h says what they do with them);
 // the handlers the program had before the library was opened are put back.
+#include "engine/transport/fabric_library.h"
+
 #include <dlfcn.h>
 #include <signal.h>
 
@@ -20,8 +22,6 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 #pragma GCC visibility pop
-
-#include <string>
 
 namespace {
 
@@ -87,6 +87,12 @@ const FabricLibrary& library() {
 }
 
 }  // namespace
+
+namespace omnib {
+
+const std::string& fabric_library_problem() { return library().error; }
+
+}  // namespace omnib
 
 extern "C" {
 
