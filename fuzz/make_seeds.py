@@ -158,6 +158,62 @@ def result_file():
     soak["config"] = dict(config, encoding="auto")
     write("result_file", "duration_checkpoint",
           json.dumps({"schema_version": 4, "complete": False, "results": [soak]}).encode())
+    # Streams and sizes a result file is not: zeros (/dev/zero), nesting far
+    # deeper than any result, a record nested deep inside, a long run of
+    # records cut off part way (a writer killed mid-file).
+    write("result_file", "zeros", bytes(4096))
+    write("result_file", "deep_arrays", b"[" * 20000 + b"]" * 20000)
+    write("result_file", "deep_in_record", json.dumps({"schema_version": 5, "results": [
+        dict(record, speedup_vs=None)]}).encode().replace(b'"speedup_vs": null', b'"speedup_vs": ' + b"[" * 5000))
+    write("result_file", "many_records_cut", json.dumps({"schema_version": 2, "results": [record] * 40}).encode()[:50000])
+
+
+def trace_file():
+    import json
+
+    def span(pid, name, cat, tid, ts, dur, it=0, **extra):
+        args = dict({"iter": it, "algo": "omni", "size": 4096}, **extra)
+        return {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}
+
+    def meta(what, pid, tid, name):
+        return {"ph": "M", "name": what, "pid": pid, "tid": tid, "args": {"name": name}}
+    events = []
+    for pid in (0, 1):
+        events += [meta("process_name", pid, 0, "rank %d (worker) host%d" % (pid, pid)),
+                   meta("thread_name", pid, 0, "harness"), meta("thread_name", pid, 1, "omni lane 0")]
+        for it in (0, 1):
+            t0 = 100.0 * it + pid
+            events += [span(pid, "barrier", "barrier", 0, t0, 5, it), span(pid, "allreduce", "call", 0, t0 + 5, 40, it),
+                       span(pid, "scan", "compute", 1, t0 + 6, 10, it, blocks=4),
+                       span(pid, "send", "send", 1, t0 + 16, 8, it, peer=1 - pid, bytes=1024, shard=pid),
+                       span(pid, "recv", "recv", 1, t0 + 24, 12, it, peer=1 - pid, bytes=1024)]
+    clock = [{"rank": r, "offset_ns": 1500 * r, "error_ns": 200 * r, "rounds": 8, "dropped_events": 0} for r in (0, 1)]
+    other = {"tool": "omni-bench", "trace_format": 1, "command_line": "omni-bench allreduce --trace t.json",
+             "configuration": {"sizes": [4096], "algos": ["omni"]}, "clock": clock, "dropped_events": 0}
+    doc = {"traceEvents": events, "displayTimeUnit": "ms", "otherData": other}
+    text = json.dumps(doc).encode()
+    write("trace_file", "two_ranks", text)
+    write("trace_file", "truncated", text[:len(text) // 2])
+    write("trace_file", "no_other_data", json.dumps({"traceEvents": events}).encode())
+    write("trace_file", "rank_without_process", json.dumps(dict(doc, traceEvents=events[:1] + [
+        span(3, "x", "call", 0, 0, 1)])).encode())
+    # Streams and sizes a file is not: what a FIFO, /dev/zero or a runaway
+    # writer would give, and nesting far deeper than any trace.
+    write("trace_file", "zeros", bytes(4096))
+    write("trace_file", "deep_arrays", b"[" * 20000 + b"]" * 20000)
+    write("trace_file", "deep_in_context", json.dumps(dict(doc, otherData=dict(other, configuration=None))).encode()
+          .replace(b'"configuration": null', b'"configuration": ' + b'{"a":' * 5000 + b"1" + b"}" * 5000))
+    write("trace_file", "unterminated_deep", b'{"traceEvents": ' + b"[" * 100000)
+    write("trace_file", "long_process_name", json.dumps(dict(doc, traceEvents=[
+        meta("process_name", 0, 0, "rank 0 (worker) " + "h" * 60000)])).encode())
+    write("trace_file", "huge_numbers", json.dumps(dict(doc, traceEvents=[
+        span(0, "allreduce", "call", 0, 1e300, 1e300)], otherData=dict(other, clock=[
+            {"rank": 0, "offset_ns": 1e300, "error_ns": -1e300, "rounds": 1, "dropped_events": 0}]))).encode())
+    write("trace_file", "number_overflow", b'{"traceEvents": [1e99999], "otherData": {}}')
+    # Found by fuzzing: a span whose peer is no rank of the trace loaded, and
+    # the counters written for it named a rank without a process.
+    write("trace_file", "regress-peer-not-a-rank", json.dumps(dict(doc, traceEvents=events + [
+        span(1, "recv", "recv", 1, 30, 2, 1, peer=5, bytes=8)])).encode())
 
 
 def store_protocol():
@@ -185,4 +241,5 @@ if __name__ == "__main__":
     chunk_reader()
     npy_header()
     result_file()
+    trace_file()
     store_protocol()

@@ -123,6 +123,38 @@ TEST(ChromeTrace, RefusesWhatItDidNotWrite) {
   EXPECT_FALSE(from_chrome_trace(json::array()).is_ok());
 }
 
+// Found by fuzzing the reader: times of 1e300 us (nanoseconds past int64:
+// undefined behaviour) are refused, and a host name of a million characters
+// loads (std::regex, which read process names, overflowed the stack).
+TEST(ChromeTrace, RefusesTimesPastAnyClockAndReadsLongHostNames) {
+  const json good = to_chrome_trace(two_ranks());
+  json j = good;
+  for (auto& e : j["traceEvents"])
+    if (e["ph"] == "X") e["ts"] = 1e300;
+  EXPECT_NE(from_chrome_trace(j).status().message().find("ts is out of range"), std::string::npos);
+  j = good;
+  j["otherData"]["clock"][1]["offset_ns"] = -1e300;
+  EXPECT_NE(from_chrome_trace(j).status().message().find("offset_ns is out of range"), std::string::npos);
+  j = good;
+  const std::string host(1000000, 'h');
+  auto is_rank1_name = [](const json& e) { return e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == 1; };
+  for (auto& e : j["traceEvents"])
+    if (is_rank1_name(e)) e["args"]["name"] = "rank 1 (aggregator) " + host;
+  auto doc = from_chrome_trace(j);
+  ASSERT_TRUE(doc.is_ok()) << doc.status().message();
+  EXPECT_EQ(doc.value().ranks[1].host, host);
+  EXPECT_FALSE(doc.value().ranks[1].worker);
+  for (auto& e : j["traceEvents"])
+    if (is_rank1_name(e)) e["args"]["name"] = "rank 1 (observer) h";
+  EXPECT_FALSE(from_chrome_trace(j).is_ok());
+  // A peer that is no rank of the trace: the counters written for it would
+  // name a rank without a process, and the trace would not read back.
+  j = good;
+  for (auto& e : j["traceEvents"])
+    if (e["ph"] == "X" && e["args"].contains("peer")) e["args"]["peer"] = 5;
+  EXPECT_NE(from_chrome_trace(j).status().message().find("names peer 5, which is not a rank"), std::string::npos);
+}
+
 TEST(LinkCounters, BytesInFlightRiseOnSendAndFallOnReceive) {
   CallSpans r0{"ring", 1, 0, {span(1, "send frame", Kind::kSend, 0, 10, {.peer = 1, .bytes = 100}),
                               span(1, "send frame", Kind::kSend, 10, 20, {.peer = 1, .bytes = 50}),

@@ -55,7 +55,17 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"trace_iters_alone", {"--trace-iters", "2"}, "--trace or --profile"},
                       BadArgs{"trace_iters_negative", {"--profile", "--trace-iters", "-1"}, "--trace-iters must be"},
                       BadArgs{"trace_buffer_tiny", {"--profile", "--trace-buffer", "1"}, "--trace-buffer must be"},
-                      BadArgs{"trace_is_the_results", {"--trace", "same.json", "-J", "same.json"}, "same file"}),
+                      BadArgs{"trace_is_the_results", {"--trace", "same.json", "-J", "same.json"}, "same file"},
+                      // NaN fails every comparison: a check that tested `< 0` took it and checked nothing.
+                      BadArgs{"min_busbw_nan", {"--min-busbw", "nan"}, "--min-busbw 'nan' is not a finite number"},
+                      BadArgs{"min_speedup_nan", {"--algo", "omni,ps", "--min-speedup", "nan"}, "is not a finite"},
+                      BadArgs{"min_busbw_infinite", {"--min-busbw", "inf"}, "is not a finite number"},
+                      BadArgs{"step_factor_nan", {"-f", "nan"}, "--stepfactor 'nan' is not a finite number"},
+                      BadArgs{"duration_empty", {"--duration", ""}, "--duration '' is empty"},
+                      BadArgs{"json_empty", {"-J", ""}, "is empty"},
+                      BadArgs{"seed_past_64_bits", {"--seed", "18446744073709551616"},
+                              "--seed '18446744073709551616' is out of range"},
+                      BadArgs{"seed_negative", {"--seed", "-1"}, "is negative"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CliFiles, ExistingJsonIsNotOverwritten) {
@@ -68,6 +78,15 @@ TEST(CliFiles, ExistingJsonIsNotOverwritten) {
   auto forced = run_cli({"allreduce", "--nodes", "1", "-b", "4K", "-e", "4K", "-n", "1", "-w", "0", "-J", path, "--force"});
   EXPECT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_EQ(testing::read_json(path)["schema_version"], kSchemaVersion);
+}
+
+// An empty secret is a mistake, not a choice to run unauthenticated.
+TEST(CliLaunch, EmptyJobTokenUnderAnExternalLauncherIsRefused) {
+  auto r = run_cli({"allreduce", "-b", "4K", "-e", "4K", "-n", "1", "-T", "5"},
+                   {"RANK=0", "WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=1", "OMNIB_JOB_TOKEN="}, 30);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("OMNIB_JOB_TOKEN is set but empty"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 10);
 }
 
 TEST(CliLaunch, ExternalLauncherWithoutRendezvousFailsLoudly) {

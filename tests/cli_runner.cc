@@ -110,4 +110,12 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(f);
 }
 
+std::string small_result_file() {
+  const std::string path = temp_path("small-result.json");
+  auto r = run_cli({"allreduce", "--nodes", "1", "--algo", "omni", "-b", "4K", "-e", "4K", "-n", "2", "-w", "0",
+                    "-J", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return path;
+}
+
 }  // namespace omnib::testing

@@ -35,6 +35,10 @@ std::string temp_path(const std::string& name);
 
 nlohmann::json read_json(const std::string& path);
 
+// The path of a result file from a quick one-rank run (4K, two calls of
+// omni), for tests of the commands that read one.
+std::string small_result_file();
+
 // The whole contents of a file ("" when it cannot be read).
 std::string slurp(const std::string& path);
 

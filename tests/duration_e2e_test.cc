@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "tests/cli_runner.h"
@@ -146,6 +147,50 @@ TEST(DurationRun, AKilledSoakLeavesAValidFileWithCompleteRecords) {
   EXPECT_TRUE(doc.contains("resources"));
   auto compared = testing::run_cli({"compare", path, path}, {}, 30);
   EXPECT_EQ(compared.exit_code, 0) << compared.out << compared.err;
+}
+
+// SIGTERM to the whole job the moment a checkpoint's temporary file exists
+// (many sizes make each rewrite long enough to catch): the temporary file is
+// removed on the signal path, never left beside the result. Tried until a
+// signal lands while one exists (a try is a few seconds).
+bool temporary_file_beside(const std::string& path, std::string* name = nullptr) {
+  const std::string folder = path.substr(0, path.rfind('/'));
+  const std::string prefix = path.substr(path.rfind('/') + 1) + ".tmp.";
+  for (const auto& e : std::filesystem::directory_iterator(folder))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) {
+      if (name) *name = e.path().filename();
+      return true;
+    }
+  return false;
+}
+
+TEST(DurationRun, SigtermDuringACheckpointWriteLeavesNoTemporaryFile) {
+  std::string sizes;
+  for (int i = 1; i <= 60; ++i) sizes += (sizes.empty() ? "" : ",") + std::to_string(4096 * i);
+  bool caught = false;
+  for (int attempt = 0; attempt < 5 && !caught; ++attempt) {
+    const std::string path = testing::temp_path("soak" + std::to_string(attempt) + ".json");
+    ChildSpec spec;
+    spec.argv = {testing::omni_bench_binary(), "allreduce", "--nodes", "2", "--algo", "omni,ring", "--sizes", sizes,
+                 "--duration", "20s", "--checkpoint-interval", "1s", "-T", "30", "-J", path};
+    spec.discard_output = true;
+    spec.own_process_group = true;
+    auto child = start_child(spec);
+    ASSERT_TRUE(child.is_ok()) << child.status().message();
+    const pid_t pid = child.value().pid;
+    // A rewrite, not the first write: the result file is there already.
+    const auto deadline = Clock::now() + std::chrono::seconds(40);
+    while (!caught && Clock::now() < deadline && kill(pid, 0) == 0)
+      caught = std::filesystem::exists(path) && temporary_file_beside(path);
+    kill(-pid, SIGTERM);
+    wait_child(pid);
+    const auto gone_by = Clock::now() + std::chrono::seconds(10);
+    while (kill(-pid, 0) == 0 && Clock::now() < gone_by) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    kill(-pid, SIGKILL);
+    std::string left;
+    EXPECT_FALSE(temporary_file_beside(path, &left)) << left << " was left beside " << path;
+  }
+  EXPECT_TRUE(caught) << "no signal landed while a temporary file existed";
 }
 
 // The soak check fails a build that leaks: the same run, with omni made to

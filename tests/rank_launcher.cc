@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "engine/transport/socket_util.h"
+#include "tests/cli_runner.h"
 
 namespace omnib::testing {
 namespace {
@@ -24,7 +25,7 @@ pid_t start_rank(int rank, int world, int port, const std::vector<std::string>& 
   setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
   for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
   std::vector<char*> argv;
-  std::string binary = OMNIB_BINARY;
+  std::string binary = omni_bench_binary();
   argv.push_back(binary.data());
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

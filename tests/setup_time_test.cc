@@ -26,13 +26,15 @@ using nlohmann::json;
 std::vector<Result<std::vector<double>>> gather(const std::vector<std::vector<double>>& times) {
   auto server = TcpStoreServer::start({"127.0.0.1", 0}, testing::test_token()).take();
   const int world = static_cast<int>(times.size());
+  const auto started = std::chrono::steady_clock::now();
   std::vector<Result<std::vector<double>>> got(times.size(), internal_error("not run"));
   std::vector<std::thread> ranks;
   for (int r = 0; r < world; ++r)
     ranks.emplace_back([&, r] {
       auto c = TcpStoreClient::connect(server->address(), testing::test_token(), std::chrono::seconds(10));
       ASSERT_TRUE(c.is_ok()) << c.status().message();
-      got[static_cast<size_t>(r)] = max_setup_us_over_ranks(*c.value(), r, world, times[static_cast<size_t>(r)]);
+      const auto& mine = times[static_cast<size_t>(r)];
+      got[static_cast<size_t>(r)] = max_setup_us_over_ranks(*c.value(), r, world, mine, started);
     });
   for (auto& t : ranks) t.join();
   return got;
@@ -54,6 +56,16 @@ TEST(SetupTime, ARankWithAnotherListOfAlgorithmsIsRefused) {
   ASSERT_FALSE(got[0].is_ok());
   EXPECT_EQ(got[0].status().code(), Code::kInternal);
   EXPECT_NE(got[0].status().message().find("gather/setup/1"), std::string::npos) << got[0].status().message();
+}
+
+// A time no rank can have measured (longer than rank 0 has run) is
+// nonsense from whoever holds the job token, never the maximum.
+TEST(SetupTime, AnImpossibleTimeIsRefusedNamingTheRank) {
+  const auto got = gather({{10, 20}, {30, 1e308}});
+  ASSERT_FALSE(got[0].is_ok());
+  EXPECT_EQ(got[0].status().code(), Code::kInternal);
+  EXPECT_NE(got[0].status().message().find("rank 1 sent set-up times"), std::string::npos)
+      << got[0].status().message();
 }
 
 // A real run of two sizes: every record that ran has the set-up time of its

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "tests/cli_runner.h"
+#include "tools/config/comma_list.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"
 
@@ -222,6 +223,44 @@ TEST(SweepPlan, PresetsKeepTheirOwnDensity) {
   EXPECT_FALSE(has(points[2].allreduce_args("p.json"), "--density"));
 }
 
+// 1000 densities x 1000 block sizes: refused by count before any point is
+// planned (planning them took minutes and over a gigabyte).
+std::string numbers(int n, double step) {
+  std::string out;
+  for (int i = 1; i <= n; ++i) out += (out.empty() ? "" : ",") + std::to_string(step * i);
+  return out;
+}
+
+TEST(SweepPlan, TooManyPointsAreRefusedBeforePlanning) {
+  SweepLists l;
+  l.densities = split_list(numbers(1000, 0.0001));
+  l.block_sizes = split_list(numbers(1000, 16));
+  EXPECT_EQ(count_sweep_points(l), 1000000u);
+  const Status s = check_sweep_size(l);
+  EXPECT_EQ(s.code(), Code::kUsage);
+  EXPECT_NE(s.message().find("1000000 points"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("at most 10000"), std::string::npos) << s.message();
+  // At the limit it plans; workloads that fix their density count once.
+  l.block_sizes = split_list(numbers(10, 16));
+  EXPECT_TRUE(check_sweep_size(l).is_ok());
+  l.workloads = {"blocks", "preset:bert-squad"};
+  EXPECT_EQ(count_sweep_points(l), 10010u);
+  // Lists whose product overflows 64 bits saturate instead of wrapping.
+  l.nodes = l.overlaps = l.datatypes = std::vector<std::string>(1u << 16, "4");
+  l.block_sizes = std::vector<std::string>(1u << 16, "256");
+  EXPECT_EQ(count_sweep_points(l), UINT64_MAX);
+  EXPECT_NE(check_sweep_size(l).message().find("more than 2^64"), std::string::npos);
+}
+
+TEST(SweepCommand, ASweepTooBigToPlanIsRefusedAtOnce) {
+  auto r = testing::run_cli({"sweep", "--density", numbers(1000, 0.0001), "--block-size", numbers(1000, 16),
+                             "--nodes", "2", "--sizes", "64K", "-J", testing::temp_path("big.json")},
+                            {}, 30);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("a sweep runs at most 10000"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 10);
+}
+
 TEST(ProgressBar, RendersCountsElapsedAndEta) {
   std::string line = ProgressBar::render(5, 20, 10.0, "nodes 4", 10);
   EXPECT_NE(line.find("5/20"), std::string::npos) << line;
@@ -271,18 +310,21 @@ TEST(SweepCommand, OddSizesResumeWithoutRerunning) {
   EXPECT_EQ(testing::read_json(json)["results"].size(), 1u);
 }
 
-// SIGTERM stops the point in progress and leaves the JSON complete: the
-// points that finished are in it, and no rank is left running.
+// SIGTERM stops the point in progress and leaves the JSON whole: the points
+// that finished are in it, it says it is not complete (so that nobody takes
+// it for a finished sweep; --resume goes on from it), and no rank is left
+// running.
 TEST(SweepCommand, SigtermStopsThePointAndKeepsTheJson) {
   const std::string json = testing::temp_path("stopped.json");
   const std::string err = testing::temp_path("stderr.txt");
+  const std::string binary = testing::omni_bench_binary();
   pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
     freopen("/dev/null", "w", stdout);
     freopen(err.c_str(), "w", stderr);
     // The first point (one rank) is quick, the second runs until it is stopped.
-    execl(OMNIB_BINARY, OMNIB_BINARY, "sweep", "--nodes", "1,3", "--density", "0.1", "--sizes", "1M", "-J",
+    execl(binary.c_str(), binary.c_str(), "sweep", "--nodes", "1,3", "--density", "0.1", "--sizes", "1M", "-J",
           json.c_str(), "-n", "3", "-w", "0", "--algo", "ring", "--repeat", "1000", static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -304,6 +346,7 @@ TEST(SweepCommand, SigtermStopsThePointAndKeepsTheJson) {
   EXPECT_TRUE(WIFEXITED(status)) << "still running or killed";
   EXPECT_EQ(WEXITSTATUS(status), 143) << testing::slurp(err);
   const auto doc = testing::read_json(json);
+  EXPECT_EQ(doc["complete"], false);
   ASSERT_EQ(doc["results"].size(), 1u);
   EXPECT_EQ(doc["results"][0]["config"]["nodes"], 1);
   EXPECT_NE(testing::slurp(err).find("stopped by signal 15; 1 configuration(s) finished"), std::string::npos)

@@ -2,7 +2,10 @@
 // after the table and JSON are written; reachable ones exit 0.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "tests/cli_runner.h"
+#include "tools/threshold_check.h"
 
 namespace omnib {
 namespace {
@@ -47,6 +50,23 @@ TEST(Thresholds, MinSpeedupNeedsOmniAndAnotherAlgorithm) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find("--algo omni,ps"), std::string::npos) << r.err;
   r = run_cli({"allreduce", "--algo", "omni", "--nodes", "2", "-b", "64K", "-e", "64K", "--min-busbw", "-1"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+}
+
+// NaN fails every comparison: a check of `< 0` took it, and the health
+// check was then silently off. The option parser refuses it too; this is
+// the check's own guard.
+TEST(Thresholds, NanOrInfiniteThresholdsAreUsageErrors) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const std::vector<std::string> algos{"omni", "ps"};
+  for (double bad : {nan, inf, -inf}) {
+    ThresholdOptions busbw, speedup;
+    busbw.min_busbw_GBps = bad;
+    speedup.min_speedup = bad;
+    EXPECT_EQ(validate_threshold_options(busbw, algos).code(), Code::kUsage) << bad;
+    EXPECT_EQ(validate_threshold_options(speedup, algos).code(), Code::kUsage) << bad;
+  }
+  auto r = run_cli({"allreduce", "--algo", "omni", "--nodes", "2", "-b", "4K", "-e", "4K", "--min-busbw", "nan"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
 }
 

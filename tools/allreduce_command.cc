@@ -56,7 +56,7 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
     // The launcher checks what would otherwise fail in every rank.
     for (const std::string& path : {plan.json_path, plan.trace.trace_path}) {
       if (path.empty()) continue;
-      Status s = refuse_to_overwrite(path, plan.force, "--force to replace it");
+      Status s = check_output_path(path, plan.force, "--force to replace it");
       if (!s.is_ok()) return usage_failure(s);
     }
     LocalLaunchPlan local;
@@ -76,7 +76,7 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
     // now be ours); under an external launcher rank 0 checks.
     for (const std::string& path : {plan.json_path, plan.trace.trace_path}) {
       if (path.empty() || launched_by_us) continue;
-      Status s = refuse_to_overwrite(path, plan.force, "--force to replace it");
+      Status s = check_output_path(path, plan.force, "--force to replace it");
       if (!s.is_ok()) return usage_failure(s);
     }
     if (!plan.json_path.empty()) reporters.push_back(std::make_unique<JsonReporter>(plan.json_path));

@@ -12,6 +12,7 @@
 #include "engine/bootstrap/tcp_store.h"
 #include "engine/collective.h"
 #include "engine/transport/link_factory.h"
+#include "tools/config/json_fields.h"
 #include "tools/device_tensors.h"
 #include "tools/environment_info.h"
 #include "tools/input_reference.h"
@@ -94,6 +95,7 @@ class RankRun {
         r->set_resources(resources);
         if (s.is_ok()) s = r->finish();
       }
+      if (s.is_ok() && trace_file_) s = trace_file_->finish();
     }
     // Rank 0 may serve the store: it leaves only after every rank is done with it.
     if (s.is_ok() && store_) s = store_gather_to_root(*store_, "finished", job_.rank, job_.world(), "").status();
@@ -186,7 +188,7 @@ class RankRun {
     }
     std::vector<double> setup_us;
     for (const auto& s : slots_) setup_us.push_back(s.setup_us);
-    auto max_setup_us = max_setup_us_over_ranks(*store_, job_.rank, job_.world(), setup_us);
+    auto max_setup_us = max_setup_us_over_ranks(*store_, job_.rank, job_.world(), setup_us, started_);
     if (!max_setup_us.is_ok()) return max_setup_us.status();
     for (size_t a = 0; a < max_setup_us.value().size(); ++a) slots_[a].setup_us = max_setup_us.value()[a];
     bool any_runs = false;
@@ -204,7 +206,7 @@ class RankRun {
     std::vector<std::vector<std::string>> out;
     for (size_t r = 0; r < all.size(); ++r) {
       const std::string key = "gather/availability/" + std::to_string(r);
-      json j = json::parse(all[r], nullptr, false);
+      json j = parse_untrusted_json(all[r]);
       if (!j.is_array() || j.size() != plan_.algos.size())
         return internal_error("rendezvous value '" + key + "' is not a list of " +
                               std::to_string(plan_.algos.size()) + " strings (ranks built from different sources?)");
@@ -434,7 +436,8 @@ class RankRun {
       const auto now = Clock::now();
       const double seconds = std::chrono::duration<double>(now - since).count();
       since = now;
-      auto by_algo = gather_samples(prefix + "/batch/" + std::to_string(batch), static_cast<int>(rounds.value()));
+      auto by_algo = gather_samples(prefix + "/batch/" + std::to_string(batch), static_cast<int>(rounds.value()),
+                                    sr.config.count());
       if (!by_algo.is_ok()) return by_algo.status();
       if (job_.rank != 0) continue;
       for (size_t a = 0; a < slots_.size(); ++a)
@@ -467,7 +470,7 @@ class RankRun {
   // them afresh) with its resources; rank 0 keeps the resources and gets the
   // samples as [algorithm][rank], checked to hold `iters` times per run;
   // the others get nothing.
-  Result<std::vector<std::vector<RankSamples>>> gather_samples(const std::string& name, int iters) {
+  Result<std::vector<std::vector<RankSamples>>> gather_samples(const std::string& name, int iters, uint64_t elements) {
     RankReport mine;
     auto resources = resources_->mine();
     if (!resources.is_ok()) return resources.status();
@@ -481,7 +484,10 @@ class RankRun {
     if (job_.rank != 0) return std::vector<std::vector<RankSamples>>{};
     std::vector<std::string> names;
     for (const auto& s : slots_) names.push_back(s.info->name);
-    auto reports = parse_rank_reports(all.value(), name, names, plan_.repeat, iters);
+    // Nothing any rank measured can be longer than rank 0 has been running.
+    const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    auto reports =
+        parse_rank_reports(all.value(), name, names, plan_.repeat, iters, PeerBounds::for_run(seconds, elements));
     if (!reports.is_ok()) return reports.status();
     std::vector<ProcessResources> processes;
     for (const auto& r : reports.value()) processes.push_back(r.resources);
@@ -500,7 +506,7 @@ class RankRun {
     if (job_.rank == 0) resources_->sample_launcher();
     OMNIB_RETURN_IF_ERROR(store_barrier(*store_, sr.cfg + "/resources", job_.world()));
     // --duration: what is left since the last batch (link bytes, checks).
-    auto by_algo = gather_samples(sr.cfg + "/results", tallies ? 0 : plan_.iters);
+    auto by_algo = gather_samples(sr.cfg + "/results", tallies ? 0 : plan_.iters, sr.config.count());
     if (!by_algo.is_ok()) return by_algo.status();
     if (job_.rank != 0) return Status::ok();
     for (size_t a = 0; tallies && a < slots_.size(); ++a)
@@ -589,6 +595,7 @@ class RankRun {
   std::unique_ptr<TraceFile> trace_file_;  // rank 0, --trace
   std::unique_ptr<RunResources> resources_;  // made at rendezvous
   Clock::time_point last_checkpoint_;  // rank 0: when the reports were last written
+  const Clock::time_point started_ = Clock::now();  // before the rendezvous: every rank's work comes after
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "tools/git_revision.h"
 #include "tools/introduction.h"
 #include "tools/compare/compare_command.h"
+#include "tools/config/option_values.h"
 #include "tools/net/net_command.h"
 #include "tools/plot_command.h"
 #include "tools/process/library_signals.h"
@@ -45,6 +47,36 @@ void report_internal_error(const char* what) {
   }
   report_internal_error(what);
   std::_Exit(exit_code(Code::kInternal));
+}
+
+// Parses argv into `app`: the exit code to end with now (0 after --help or
+// --version, or with no arguments at all, after the introduction; 2 for a
+// parse error or a value that means nothing), or nullopt to run the command.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  // No arguments: someone new to it. Say what it is and where to start.
+  if (argc <= 1) {
+    print_introduction(app, stdout);
+    return 0;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    // CLI11 returns 0 for --help/--version; every real parse error is a usage error.
+    return code == 0 ? 0 : exit_code(Code::kUsage);
+  }
+  const Status values = check_option_values(app);
+  if (values.is_ok()) return std::nullopt;
+  std::fprintf(stderr, "omni-bench: %s\n", values.message().c_str());
+  return exit_code(Code::kUsage);
+}
+
+int list_algorithms() {
+  for (const auto& name : CollectiveRegistry::instance().names()) {
+    const auto* info = CollectiveRegistry::instance().find(name);
+    std::printf("%-22s %s\n", name.c_str(), info->summary.c_str());
+  }
+  return 0;
 }
 
 int run_command_line(int argc, char** argv) {
@@ -82,26 +114,9 @@ int run_command_line(int argc, char** argv) {
   auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
   bind_plot_options(*plot_cmd, plot);
 
-  // No arguments: someone new to it. Say what it is and where to start.
-  if (argc <= 1) {
-    print_introduction(app, stdout);
-    return 0;
-  }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    // CLI11 returns 0 for --help/--version; every real parse error is a usage error.
-    return code == 0 ? 0 : exit_code(Code::kUsage);
-  }
+  if (auto ended = parse_command_line(app, argc, argv)) return *ended;
 
-  if (*list_cmd) {
-    for (const auto& name : CollectiveRegistry::instance().names()) {
-      const auto* info = CollectiveRegistry::instance().find(name);
-      std::printf("%-22s %s\n", name.c_str(), info->summary.c_str());
-    }
-    return 0;
-  }
+  if (*list_cmd) return list_algorithms();
   if (*allreduce_cmd) return run_allreduce_command(allreduce, args);
   if (*sweep_cmd) {
     sweep.passthrough = sweep_cmd->remaining();

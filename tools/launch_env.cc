@@ -29,9 +29,17 @@ struct Source {
   const char* size_var;
 };
 
+// Unset: an unauthenticated run (said in the header and the JSON). Set but
+// empty: a mistake (a variable that was meant to be filled), never taken for
+// "no secret".
 Result<std::optional<JobToken>> token_from_env() {
-  const char* text = env(launch_vars::kJobToken);
+  const char* text = std::getenv(launch_vars::kJobToken);
   if (!text) return std::optional<JobToken>();
+  if (!*text)
+    return usage_error(std::string(launch_vars::kJobToken) +
+                       " is set but empty: an empty secret protects nothing. Export the same 32 hex digits to every "
+                       "rank (e.g. " + launch_vars::kJobToken + "=$(openssl rand -hex 16)), or unset it to run "
+                       "unauthenticated");
   auto token = JobToken::parse_hex(text, launch_vars::kJobToken);
   if (!token.is_ok()) return token.status();
   return std::optional<JobToken>(token.value());

@@ -75,13 +75,17 @@ Result<std::string> write_combined(const std::vector<std::string>& inputs) {
                               {"results", results}};
   std::string path = (std::filesystem::temp_directory_path() / "omni-bench-plot-XXXXXX").string();
   const int fd = mkstemp(path.data());
-  if (fd < 0) return internal_error("cannot create a temporary file for the plot: " + std::string(std::strerror(errno)));
+  // A full or unwritable temporary folder is the user's to fix (exit 2).
+  const std::string fix = " (is the folder full or not writable? set TMPDIR to another)";
+  if (fd < 0)
+    return usage_error("cannot create a temporary file for the plot in " + path + ": " + std::strerror(errno) + fix);
   const std::string text = doc.dump();
   const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
   close(fd);
   if (!written) {
     unlink(path.c_str());
-    return internal_error("cannot write the plot's temporary file " + path);
+    return usage_error("cannot write the plot's temporary file " + path + ": " + std::strerror(err) + fix);
   }
   return path;
 }

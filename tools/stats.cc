@@ -15,6 +15,11 @@ double percentile_sorted(const std::vector<double>& sorted, double pct) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return percentile_sorted(values, 50);
+}
+
 TimeStats summarize(std::vector<double> samples) {
   TimeStats s;
   if (samples.empty()) return s;

@@ -17,4 +17,7 @@ TimeStats summarize(std::vector<double> samples);
 // Linear-interpolated percentile (0..100) of sorted samples.
 double percentile_sorted(const std::vector<double>& sorted, double pct);
 
+// The median (the mean of the middle two for an even count); 0 for none.
+double median_of(std::vector<double> values);
+
 }  // namespace omnib

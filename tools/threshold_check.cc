@@ -1,7 +1,7 @@
 #include "tools/threshold_check.h"
 
 #include <algorithm>
-
+#include <cmath>
 
 namespace omnib {
 namespace {
@@ -20,8 +20,12 @@ void bind_threshold_options(CLI::App& cmd, ThresholdOptions& t) {
 }
 
 Status validate_threshold_options(const ThresholdOptions& t, const std::vector<std::string>& algos) {
-  if (t.min_busbw_GBps < 0) return usage_error("--min-busbw must be positive (GB/s, 1e9 bytes per second)");
-  if (t.min_speedup < 0) return usage_error("--min-speedup must be positive (e.g. 2 for twice as fast)");
+  // NaN fails every comparison: a check written as `< 0` would pass it and
+  // then check nothing.
+  if (!(t.min_busbw_GBps >= 0 && std::isfinite(t.min_busbw_GBps)))
+    return usage_error("--min-busbw must be a positive number (GB/s, 1e9 bytes per second)");
+  if (!(t.min_speedup >= 0 && std::isfinite(t.min_speedup)))
+    return usage_error("--min-speedup must be a positive number (e.g. 2 for twice as fast)");
   if (t.min_speedup > 0) {
     const bool has_subject = std::find(algos.begin(), algos.end(), kThresholdSubject) != algos.end();
     if (!has_subject || algos.size() < 2)

@@ -25,7 +25,7 @@ struct ThresholdOptions {
 };
 
 void bind_threshold_options(CLI::App& cmd, ThresholdOptions& t);
-// Usage error for negative values, or --min-speedup without omni and another algorithm.
+// Usage error for negative, NaN or infinite values, or --min-speedup without omni and another algorithm.
 Status validate_threshold_options(const ThresholdOptions& t, const std::vector<std::string>& algos);
 
 class ThresholdCheck {

@@ -74,7 +74,8 @@ FabricLibrary open_library() {
                 "): install libfabric1, or run with --transport tcp";
     return lib;
   }
-  if (resolve(handle, "fi_getinfo", lib.getinfo, lib.error) && resolve(handle, "fi_freeinfo", lib.freeinfo, lib.error) &&
+  if (resolve(handle, "fi_getinfo", lib.getinfo, lib.error) &&
+      resolve(handle, "fi_freeinfo", lib.freeinfo, lib.error) &&
       resolve(handle, "fi_dupinfo", lib.dupinfo, lib.error) && resolve(handle, "fi_fabric", lib.fabric, lib.error) &&
       resolve(handle, "fi_version", lib.version, lib.error) && resolve(handle, "fi_strerror", lib.strerror, lib.error))
     return lib;

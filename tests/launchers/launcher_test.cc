@@ -109,7 +109,8 @@ TEST(Sbatch, TheDocumentedScriptRunsOneCorrectAuthenticatedJob) {
   expect_slurm_cluster();
   LaunchSpec spec;
   spec.launcher = launcher_command("sbatch", "slurm-client",
-                                   {"--parsable", "--nodes=1", "--ntasks=4", "--ntasks-per-node=4", "--output=" + output,
+                                   {"--parsable", "--nodes=1", "--ntasks=4", "--ntasks-per-node=4",
+                                    "--output=" + output,
                                     std::string(OMNIB_SOURCE_DIR) + "/docs/omni-bench.sbatch"});
   spec.export_token = false;
   spec.export_rendezvous = false;

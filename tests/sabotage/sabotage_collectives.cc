@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -33,6 +34,32 @@ enum class Fault {
 };
 
 constexpr size_t kLeakPerCall = 16 << 10;
+constexpr double kDefaultSlowdown = 2.0;
+
+// OMNIB_SABOTAGE_SLOWDOWN as a factor in (1, 100]; nullopt when unset; an
+// error message in `bad` when set but not such a factor.
+std::optional<double> slowdown_factor(std::string* bad) {
+  const char* text = std::getenv("OMNIB_SABOTAGE_SLOWDOWN");
+  if (!text || !*text) return std::nullopt;
+  char* end = nullptr;
+  const double f = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(f > 1 && f <= 100)) {
+    if (bad) *bad = std::string("OMNIB_SABOTAGE_SLOWDOWN='") + text + "': give a factor above 1 and at most 100, e.g. 1.5";
+    return std::nullopt;
+  }
+  return f;
+}
+
+// How long the sleep sabotage pauses after a call that took `call`: a fixed
+// OMNIB_SABOTAGE_SLEEP_US, else (factor - 1) times the call itself, so that
+// omni's calls take `factor` times as long as its own code makes them.
+std::chrono::microseconds pause_after(std::chrono::steady_clock::duration call) {
+  if (const char* us = std::getenv("OMNIB_SABOTAGE_SLEEP_US"); us && *us)
+    return std::chrono::microseconds(std::atoll(us));
+  const double factor = slowdown_factor(nullptr).value_or(kDefaultSlowdown);
+  const double call_us = std::chrono::duration<double, std::micro>(call).count();
+  return std::chrono::microseconds(static_cast<int64_t>((factor - 1) * call_us));
+}
 constexpr size_t kMaxLeakedBytes = size_t{64} << 20;
 constexpr size_t kMaxLeakedDescriptors = 1000;
 
@@ -102,10 +129,7 @@ class Saboteur final : public Collective {
       case Fault::kSleep: {
         const auto t0 = std::chrono::steady_clock::now();
         OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
-        const char* us = std::getenv("OMNIB_SABOTAGE_SLEEP_US");
-        const auto pause = us ? std::chrono::microseconds(std::atoll(us))
-                              : std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
-        std::this_thread::sleep_for(pause);
+        std::this_thread::sleep_for(pause_after(std::chrono::steady_clock::now() - t0));
         return Status::ok();
       }
     }
@@ -160,6 +184,8 @@ Status replace_omni(const std::string& how) {
   else if (how == "leak-memory") fault = Fault::kLeakMemory;
   else if (how == "leak-fd") fault = Fault::kLeakDescriptor;
   else return usage_error("OMNIB_SABOTAGE_OMNI='" + how + "': use noop, dense, double-cpu, sleep, leak-memory or leak-fd");
+  std::string bad;
+  if (fault == Fault::kSleep && !slowdown_factor(&bad) && !bad.empty()) return usage_error(bad);
   return CollectiveRegistry::instance().replace(broken(*omni, "omni", fault));
 }
 

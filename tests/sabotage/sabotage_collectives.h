@@ -17,8 +17,10 @@
 //   noop        writes nothing (and sends nothing)
 //   dense       sends every block, zero blocks included (the ps protocol)
 //   double-cpu  after each call, burns as much CPU as the call used
-//   sleep       after each call, sleeps OMNIB_SABOTAGE_SLEEP_US microseconds
-//               (default: as long as the call took)
+//   sleep       after each call, sleeps OMNIB_SABOTAGE_SLEEP_US microseconds, or
+//               else (F - 1) times as long as the call took, F being
+//               OMNIB_SABOTAGE_SLOWDOWN (a factor in (1, 100], default 2): omni
+//               becomes F times slower than its own code, whatever the host's speed
 //   leak-memory each call keeps 16 KiB of touched memory it never frees (up to
 //               64 MiB per process, so the machine survives a long run)
 //   leak-fd     each call opens /dev/null and never closes it (up to 1000)

@@ -41,6 +41,10 @@ int run_compare_command(CompareOptions& o) {
   if (!current.is_ok()) return failure(current.status());
   auto matching = match_configurations(baseline.value(), current.value(), o.min_size);
   if (!matching.is_ok()) return failure(matching.status());
+  if (o.paired) {
+    Status paired = check_runs_pair_up(matching.value());
+    if (!paired.is_ok()) return failure(paired);
+  }
 
   CompareOutcome outcome;
   outcome.only_in_baseline = matching.value().only_in_baseline;

@@ -37,12 +37,20 @@ void bind_compare_options(CLI::App& cmd, CompareOptions& o) {
       ->capture_default_str();
   cmd.add_flag("--accept-improvements", o.accept_improvements,
                "let fewer wire bytes or frames pass as IMPROVED instead of failing as CHANGED");
-  cmd.add_option("--alpha", o.alpha, "significance level of the Mann-Whitney test on per-run values")
+  cmd.add_option("--alpha", o.alpha,
+                 "significance level of the test on per-run values (Mann-Whitney; Wilcoxon signed-rank with --paired)")
       ->capture_default_str();
   cmd.add_flag("--absolute", o.absolute, "also compare absolute median times (noisy on shared machines)");
+  cmd.add_flag("--paired", o.paired,
+               "the sides ran in turns on one host (ci/perf_gate.sh): run i of the baseline pairs with run i of the "
+               "current side, and timing is judged on the per-pair ratios (Wilcoxon signed-rank); times are "
+               "compared too");
   cmd.add_option("--subject", o.subject, "algorithm whose speedup over the others is checked")->capture_default_str();
   cmd.add_option("--metric", o.metric_text,
                  "comma list of metrics to compare: bytes, frames, speedup, cpu, time, correct");
+  cmd.add_option("--timing-of", o.timing_of_text,
+                 "comma list of algorithms whose time and CPU per byte are judged (default: all); bytes, frames and "
+                 "correctness are judged for every algorithm, speedups for --subject");
   cmd.add_option("--min-size", o.min_size_text, "ignore configurations smaller than this many bytes (K/M/G suffixes)")
       ->capture_default_str();
   cmd.add_option("--json", o.json_path, "write the verdicts as JSON to this file");
@@ -62,10 +70,15 @@ Status validate_compare_options(CompareOptions& o) {
   if (!min_size.is_ok()) return min_size.status().with_context("--min-size: ");
   o.min_size = min_size.value();
 
+  o.timing_of.clear();
+  for (const auto& algo : split_list(o.timing_of_text)) o.timing_of.insert(algo);
+  if (!o.timing_of_text.empty() && o.timing_of.empty())
+    return usage_error("--timing-of is empty: name algorithms, e.g. omni");
   o.metrics.clear();
   if (o.metric_text.empty()) {
     o.metrics = {Metric::kBytes, Metric::kFrames, Metric::kSpeedup, Metric::kCpu, Metric::kCorrect};
-    if (o.absolute) o.metrics.insert(Metric::kTime);
+    // Paired runs shared one host and its load, so their times compare.
+    if (o.absolute || o.paired) o.metrics.insert(Metric::kTime);
   }
   for (const auto& name : split_list(o.metric_text)) {
     if (name == "bytes") {
@@ -77,9 +90,9 @@ Status validate_compare_options(CompareOptions& o) {
     } else if (name == "speedup") {
       o.metrics.insert(Metric::kSpeedup);
     } else if (name == "time") {
-      if (!o.absolute)
+      if (!o.absolute && !o.paired)
         return usage_error("--metric time compares absolute times, which vary between machines and runs: "
-                           "add --absolute to confirm");
+                           "add --absolute to confirm, or --paired for runs made in turns on one host");
       o.metrics.insert(Metric::kTime);
     } else if (name == "correct") {
       o.metrics.insert(Metric::kCorrect);
@@ -90,7 +103,7 @@ Status validate_compare_options(CompareOptions& o) {
   }
   if (o.metrics.empty())
     return usage_error("--metric is empty: name at least one of bytes, frames, speedup, cpu, time, correct");
-  if (!o.json_path.empty()) OMNIB_RETURN_IF_ERROR(refuse_to_overwrite(o.json_path, o.force, "--force to replace it"));
+  if (!o.json_path.empty()) OMNIB_RETURN_IF_ERROR(check_output_path(o.json_path, o.force, "--force to replace it"));
   return Status::ok();
 }
 

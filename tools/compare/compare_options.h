@@ -23,11 +23,13 @@ struct CompareOptions {
   double cpu_tolerance = 0.10;    // CPU per wire byte: the least relative change allowed
   double bytes_tolerance = 0;     // wire bytes and frames: exact for a given seed
   bool accept_improvements = false;  // fewer bytes or frames pass (as IMPROVED) instead of failing
-  double alpha = 0.05;            // significance level of the Mann-Whitney test on per-run values
+  double alpha = 0.05;            // significance level of the test on per-run values (or pairs)
   bool absolute = false;          // also compare absolute times
+  bool paired = false;            // run i of the baseline ran beside run i of the current side, on one host
   std::string subject = "omni";  // whose speedups over the others are checked
   std::string cpu_reference;     // CPU per byte judged as a ratio to this algorithm's; empty: absolute
   std::string metric_text;       // comma list; empty: all that apply
+  std::string timing_of_text;    // comma list of algorithms whose time and CPU are judged; empty: all
   std::string min_size_text = "0";
   std::string json_path;
   bool force = false;
@@ -35,6 +37,10 @@ struct CompareOptions {
   // Derived by validate_compare_options().
   std::set<Metric> metrics;
   uint64_t min_size = 0;
+  std::set<std::string> timing_of;  // empty: every algorithm
+
+  // Whether `algo`'s time and CPU per byte are judged (--timing-of).
+  bool judges_timing_of(const std::string& algo) const { return timing_of.empty() || timing_of.count(algo) > 0; }
 };
 
 // Declares every option on `cmd`.

@@ -1,6 +1,7 @@
 #include "tools/compare/compare_report.h"
 
 #include <cmath>
+#include <set>
 
 #include "tools/size_parse.h"
 
@@ -10,8 +11,8 @@ namespace {
 using nlohmann::json;
 
 constexpr size_t kMaxListed = 10;  // unmatched configurations listed before "and N more"
-constexpr Verdict kVerdicts[] = {Verdict::kPass, Verdict::kRegression, Verdict::kImproved, Verdict::kChanged,
-                                 Verdict::kNoise};
+constexpr Verdict kVerdicts[] = {Verdict::kPass,    Verdict::kRegression, Verdict::kImproved,
+                                 Verdict::kChanged, Verdict::kNoise,      Verdict::kUntested};
 
 std::string metric_label(const Comparison& c) {
   switch (c.metric) {
@@ -59,24 +60,45 @@ std::string change_text(const Comparison& c) {
 std::string detail_text(const Comparison& c) {
   std::string out;
   if (c.test) {
-    char buf[96];
-    std::snprintf(buf, sizeof(buf), "p=%.3g (%s, %zu/%zu %s)", c.test->p_value, c.test->exact ? "exact" : "normal",
-                  c.test->n_baseline, c.test->n_current, c.test->samples.c_str());
+    char buf[128];
+    if (c.test->paired)
+      std::snprintf(buf, sizeof(buf), "p=%.3g (signed-rank %s, %zu %s)", c.test->p_value,
+                    c.test->exact ? "exact" : "normal", c.test->n_current, c.test->samples.c_str());
+    else
+      std::snprintf(buf, sizeof(buf), "p=%.3g (%s, %zu/%zu %s)", c.test->p_value, c.test->exact ? "exact" : "normal",
+                    c.test->n_baseline, c.test->n_current, c.test->samples.c_str());
     out = buf;
   }
   if (!c.note.empty() && c.verdict != Verdict::kNoise) out += (out.empty() ? "" : "; ") + c.note;
   return out;
 }
 
+// Each file of a side; past kMaxFilesListed (one file per run, as the gate
+// writes them), the first and the last, and the revisions of all.
+constexpr size_t kMaxFilesListed = 3;
+
+void print_file(std::FILE* out, const char* role, const ResultFile& f) {
+  std::fprintf(out, "# %s %s", role, f.path.c_str());
+  if (!f.git_revision.empty() || !f.timestamp.empty())
+    std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
+                 f.timestamp.empty() ? "?" : f.timestamp.c_str());
+  std::fprintf(out, "\n");
+  if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+}
+
 void print_side(std::FILE* out, const char* role, const ResultSide& side) {
-  for (const auto& f : side.files) {
-    std::fprintf(out, "# %s %s", role, f.path.c_str());
-    if (!f.git_revision.empty() || !f.timestamp.empty())
-      std::fprintf(out, " (git %s, %s)", f.git_revision.empty() ? "?" : f.git_revision.c_str(),
-                   f.timestamp.empty() ? "?" : f.timestamp.c_str());
-    std::fprintf(out, "\n");
-    if (!f.command_line.empty()) std::fprintf(out, "#   %s\n", f.command_line.c_str());
+  if (side.files.size() <= kMaxFilesListed) {
+    for (const auto& f : side.files) print_file(out, role, f);
+    return;
   }
+  std::set<std::string> revisions;
+  for (const auto& f : side.files) revisions.insert(f.git_revision.empty() ? "?" : f.git_revision);
+  std::string listed;
+  for (const auto& r : revisions) listed += (listed.empty() ? "" : ", ") + r;
+  std::fprintf(out, "# %s %zu files, git %s:\n", role, side.files.size(), listed.c_str());
+  print_file(out, role, side.files.front());
+  std::fprintf(out, "#   ... %zu more\n", side.files.size() - 2);
+  print_file(out, role, side.files.back());
 }
 
 std::string metric_list(const CompareOptions& o) {
@@ -109,7 +131,13 @@ json comparison_json(const Comparison& c) {
     j["baseline"] = c.baseline != 0;
     j["current"] = c.current != 0;
   }
-  if (c.test) {
+  if (c.test && c.test->paired) {
+    j["test"] = {{"method", c.test->exact ? "signed-rank exact" : "signed-rank normal"},
+                 {"p_value", c.test->p_value},
+                 {"w_plus", c.test->u},
+                 {"n_pairs", c.test->n_current},
+                 {"samples", c.test->samples}};
+  } else if (c.test) {
     j["test"] = {{"method", c.test->exact ? "mann-whitney exact" : "mann-whitney normal"},
                  {"p_value", c.test->p_value},
                  {"u", c.test->u},
@@ -131,7 +159,7 @@ json side_json(const ResultSide& side) {
 }
 
 std::string detectable_text(const MetricSummary& s) {
-  if (s.undetectable_any) return "none at all (too few runs for the spread)";
+  if (s.undetectable_any) return "none at all (too few runs, or too scattered)";
   if (!s.detectable) return "-";
   return percent(*s.detectable);
 }
@@ -177,49 +205,69 @@ std::map<Metric, MetricSummary> summarize_metrics(const CompareOutcome& outcome)
   return out;
 }
 
-void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const CompareOptions& o,
-                          const ResultSide& baseline, const ResultSide& current) {
-  std::fprintf(out, "# omni-bench compare\n");
+namespace {
+
+// The rules in force, metric by metric, for the report's header.
+std::string rules_text(const CompareOptions& o) {
+  std::string s = "metrics " + metric_list(o);
+  if (!o.timing_of.empty()) {
+    std::string algos;
+    for (const auto& a : o.timing_of) algos += (algos.empty() ? "" : ",") + a;
+    s += " (time and cpu of " + algos + " only)";
+  }
+  if (o.metrics.count(Metric::kSpeedup)) s += "; speedup of " + o.subject + " may drop " + percent(o.tolerance);
+  if (o.metrics.count(Metric::kTime)) s += "; median time may rise " + percent(o.tolerance);
+  if (o.metrics.count(Metric::kCpu))
+    s += "; cpu per byte" + (o.cpu_reference.empty() ? "" : " (over " + o.cpu_reference + "'s median on the same side)") +
+         " may rise " + percent(o.cpu_tolerance) + (o.paired ? "" : " or the runs' spread");
+  if (o.metrics.count(Metric::kBytes) || o.metrics.count(Metric::kFrames))
+    s += std::string("; wire bytes and frames ") +
+         (o.bytes_tolerance > 0 ? "may change " + percent(o.bytes_tolerance) : "must match exactly") +
+         (o.accept_improvements ? " (fewer accepted)" : "");
+  char alpha[32];
+  std::snprintf(alpha, sizeof(alpha), "%.3g", o.alpha);
+  return s + "; significance alpha " + alpha +
+         (o.paired ? " on pairs (run i of each side beside the other: Wilcoxon signed-rank on their ratios)"
+                   : " on per-run values (Mann-Whitney)");
+}
+
+void print_header(std::FILE* out, const CompareOutcome& outcome, const CompareOptions& o, const ResultSide& baseline,
+                  const ResultSide& current) {
+  std::fprintf(out, "# omni-bench compare%s\n", o.paired ? " --paired" : "");
   print_side(out, "baseline:", baseline);
   print_side(out, "current: ", current);
-  std::fprintf(out,
-               "# rules: metrics %s; speedup of %s may drop %s%s; cpu per byte%s may rise %s or the runs' spread; "
-               "wire bytes and frames %s%s; significance alpha %.3g on per-run values\n",
-               metric_list(o).c_str(), o.subject.c_str(), percent(o.tolerance).c_str(),
-               o.metrics.count(Metric::kTime) ? ", median time may rise by as much" : "",
-               o.cpu_reference.empty() ? "" : (" (over " + o.cpu_reference + "'s median on the same side)").c_str(),
-               percent(o.cpu_tolerance).c_str(),
-               o.bytes_tolerance > 0 ? ("may change " + percent(o.bytes_tolerance)).c_str() : "must match exactly",
-               o.accept_improvements ? " (fewer accepted)" : "", o.alpha);
+  std::fprintf(out, "# rules: %s\n", rules_text(o).c_str());
   for (const auto& n : outcome.schema_notes) std::fprintf(out, "# note: %s\n", n.c_str());
   if (o.min_size > 0)
     std::fprintf(out, "# left out: %zu configurations smaller than %s\n", outcome.below_min_size,
                  format_size(o.min_size).c_str());
   print_unmatched(out, "MISSING from the current run (fails)", outcome.only_in_baseline);
   print_unmatched(out, "only in the current run, not compared", outcome.only_in_current);
+}
 
-  for (const auto& cfg : outcome.configs) {
-    std::fprintf(out, "\n## %s\n", cfg.label.c_str());
-    std::fprintf(out, "  %-12s %-22s %16s %16s %9s  %-10s %s\n", "algo", "metric", "baseline", "current", "change",
-                 "verdict", "test / note");
-    for (const auto& c : cfg.comparisons) {
-      std::fprintf(out, "  %-12s %-22s %16s %16s %9s  ", c.algo.c_str(), metric_label(c).c_str(),
-                   value_text(c, c.baseline).c_str(), value_text(c, c.current).c_str(),
-                   change_text(c).c_str());
-      const std::string detail = detail_text(c);
-      if (detail.empty())
-        std::fprintf(out, "%s\n", verdict_name(c.verdict));
-      else
-        std::fprintf(out, "%-10s %s\n", verdict_name(c.verdict), detail.c_str());
-    }
-    for (const auto& f : cfg.failures) std::fprintf(out, "  FAILED: %s\n", f.c_str());
-    for (const auto& n : cfg.notes) std::fprintf(out, "  note: %s\n", n.c_str());
+void print_configuration(std::FILE* out, const ConfigOutcome& cfg) {
+  std::fprintf(out, "\n## %s\n", cfg.label.c_str());
+  std::fprintf(out, "  %-12s %-22s %16s %16s %9s  %-10s %s\n", "algo", "metric", "baseline", "current", "change",
+               "verdict", "test / note");
+  for (const auto& c : cfg.comparisons) {
+    std::fprintf(out, "  %-12s %-22s %16s %16s %9s  ", c.algo.c_str(), metric_label(c).c_str(),
+                 value_text(c, c.baseline).c_str(), value_text(c, c.current).c_str(), change_text(c).c_str());
+    const std::string detail = detail_text(c);
+    if (detail.empty())
+      std::fprintf(out, "%s\n", verdict_name(c.verdict));
+    else
+      std::fprintf(out, "%-10s %s\n", verdict_name(c.verdict), detail.c_str());
   }
+  for (const auto& f : cfg.failures) std::fprintf(out, "  FAILED: %s\n", f.c_str());
+  for (const auto& n : cfg.notes) std::fprintf(out, "  note: %s\n", n.c_str());
+}
 
-  std::fprintf(out, "\n# summary: geometric mean of current/baseline per metric; 'detectable' is the smallest\n"
-                    "# regression that would have been flagged in every comparison of the metric\n");
-  std::fprintf(out, "  %-8s %9s %6s %11s %9s %8s %6s  %-22s %s\n", "metric", "compared", "pass", "regression",
-               "improved", "changed", "noise", "geomean", "detectable");
+void print_summary(std::FILE* out, const CompareOutcome& outcome, bool paired) {
+  std::fprintf(out, "\n# summary: geometric mean of current/baseline per metric%s; 'detectable' is the smallest\n"
+                    "# regression that would have been flagged in every comparison of the metric\n",
+               paired ? " (of the median pair ratios)" : "");
+  std::fprintf(out, "  %-8s %9s %6s %11s %9s %8s %6s %9s  %-22s %s\n", "metric", "compared", "pass", "regression",
+               "improved", "changed", "noise", "untested", "geomean", "detectable");
   for (const auto& [m, s] : summarize_metrics(outcome)) {
     auto get = [&s = s](Verdict v) {
       auto it = s.verdicts.find(v);
@@ -231,17 +279,37 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
       std::snprintf(buf, sizeof(buf), "%.4f (%+.2f%%)", *s.geomean_ratio, (*s.geomean_ratio - 1) * 100);
       geo = buf;
     }
-    std::fprintf(out, "  %-8s %9zu %6zu %11zu %9zu %8zu %6zu  %-22s %s\n", metric_name(m), s.compared,
+    std::fprintf(out, "  %-8s %9zu %6zu %11zu %9zu %8zu %6zu %9zu  %-22s %s\n", metric_name(m), s.compared,
                  get(Verdict::kPass), get(Verdict::kRegression), get(Verdict::kImproved), get(Verdict::kChanged),
-                 get(Verdict::kNoise), geo.c_str(), m == Metric::kCorrect ? "-" : detectable_text(s).c_str());
+                 get(Verdict::kNoise), get(Verdict::kUntested), geo.c_str(),
+                 m == Metric::kCorrect ? "-" : detectable_text(s).c_str());
   }
+}
 
+// The note of an UNTESTED comparison: how many runs a test needs. The best
+// dense speedup's note goes on to name the fastest algorithms: another's, if any.
+std::string first_untested_note(const CompareOutcome& outcome) {
+  std::string fallback;
+  for (const auto& cfg : outcome.configs)
+    for (const auto& c : cfg.comparisons) {
+      if (c.verdict != Verdict::kUntested) continue;
+      if (c.against != kBestDense) return c.note;
+      if (fallback.empty()) fallback = c.note;
+    }
+  return fallback;
+}
+
+void print_result(std::FILE* out, const CompareOutcome& outcome) {
   size_t total = 0;
   for (const auto& cfg : outcome.configs) total += cfg.comparisons.size();
   const size_t failures = outcome.failures();
+  const size_t untested = outcome.count(Verdict::kUntested);
+  if (untested > 0)
+    std::fprintf(out, "# timing NOT judged in %zu of %zu comparisons: %s\n", untested, total,
+                 first_untested_note(outcome).c_str());
   if (failures == 0) {
-    std::fprintf(out, "# result: PASS: no regression in %zu comparisons of %zu configurations\n", total,
-                 outcome.configs.size());
+    std::fprintf(out, "# result: PASS: no regression in %zu comparisons of %zu configurations%s\n", total,
+                 outcome.configs.size(), untested ? " (timing not judged: too few runs)" : "");
     return;
   }
   std::fprintf(out, "# result: FAIL: %zu failure%s:\n", failures, failures == 1 ? "" : "s");
@@ -251,9 +319,19 @@ void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const C
     for (const auto& c : cfg.comparisons)
       if (verdict_fails(c.verdict))
         std::fprintf(out, "#   %s | %s %s: %s -> %s %s %s\n", cfg.label.c_str(), c.algo.c_str(),
-                     metric_label(c).c_str(), value_text(c, c.baseline).c_str(),
-                     value_text(c, c.current).c_str(), change_text(c).c_str(), verdict_name(c.verdict));
+                     metric_label(c).c_str(), value_text(c, c.baseline).c_str(), value_text(c, c.current).c_str(),
+                     change_text(c).c_str(), verdict_name(c.verdict));
   }
+}
+
+}  // namespace
+
+void print_compare_report(std::FILE* out, const CompareOutcome& outcome, const CompareOptions& o,
+                          const ResultSide& baseline, const ResultSide& current) {
+  print_header(out, outcome, o, baseline, current);
+  for (const auto& cfg : outcome.configs) print_configuration(out, cfg);
+  print_summary(out, outcome, o.paired);
+  print_result(out, outcome);
 }
 
 json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o, const ResultSide& baseline,
@@ -294,6 +372,7 @@ json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o,
                      {"accept_improvements", o.accept_improvements},
                      {"alpha", o.alpha},
                      {"absolute", o.absolute},
+                     {"paired", o.paired},
                      {"min_size", o.min_size}}},
           {"schema_notes", outcome.schema_notes},
           {"comparisons", comparisons},
@@ -304,6 +383,7 @@ json compare_report_json(const CompareOutcome& outcome, const CompareOptions& o,
           {"below_min_size", outcome.below_min_size},
           {"summary", summary},
           {"regressions", outcome.count(Verdict::kRegression)},
+          {"untested", outcome.count(Verdict::kUntested)},
           {"failed", failed},
           {"verdict", failed ? "FAIL" : "PASS"}};
 }

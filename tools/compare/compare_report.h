@@ -17,7 +17,7 @@
 namespace omnib {
 
 // Version of the --json verdict document (its own, apart from result files).
-constexpr int kCompareSchemaVersion = 2;
+constexpr int kCompareSchemaVersion = 3;
 
 struct ConfigOutcome {
   std::string label;

@@ -18,6 +18,7 @@ enum class Verdict {
   kImproved,    // better beyond tolerance (and significant, when runs allow a test)
   kChanged,     // an exact count (bytes, frames) fell: fails unless --accept-improvements
   kNoise,       // beyond tolerance, but the runs do not show a significant shift
+  kUntested,    // a timing metric with too few runs (or pairs) for any test: not judged, never fails
 };
 
 const char* verdict_name(Verdict v);
@@ -25,12 +26,13 @@ const char* verdict_name(Verdict v);
 bool verdict_fails(Verdict v);
 
 struct SignificanceTest {
+  bool paired = false;  // Wilcoxon signed-rank on per-pair log ratios; else Mann-Whitney on the two sides
   double p_value = 1;
-  double u = 0;
-  size_t n_baseline = 0;
+  double u = 0;         // Mann-Whitney's U, or the signed-rank W+ when paired
+  size_t n_baseline = 0;  // paired: the pairs (both counts)
   size_t n_current = 0;
   bool exact = false;
-  std::string samples;  // what was tested: "per-iteration times", "per-iteration ratios", ...
+  std::string samples;  // what was tested: "run medians", "run speedups", ...
 };
 
 // Comparison::against of the speedup over the fastest dense algorithm of
@@ -45,7 +47,7 @@ struct Comparison {
   std::string against;  // speedup: the other algorithm, or kBestDense
   double baseline = 0;  // point values (correct: 1 or 0)
   double current = 0;
-  std::optional<double> ratio;  // current / baseline; absent when undefined (correct, zero baseline)
+  std::optional<double> ratio;  // current / baseline (paired: the median per-pair ratio); absent when undefined
   Verdict verdict = Verdict::kPass;
   std::optional<SignificanceTest> test;
   double tolerance = 0;  // the relative change this comparison allowed

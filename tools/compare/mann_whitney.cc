@@ -4,38 +4,18 @@
 #include <cmath>
 #include <utility>
 
+#include "tools/compare/rank_sum.h"
+
 namespace omnib {
 namespace {
 
-struct Ranked {
-  double rank_sum_first = 0;  // sum of the midranks of the first sample
-  double tie_term = 0;        // sum over tie groups of t^3 - t
-  bool ties = false;
-};
-
-// Midranks (1-based) of the pooled samples.
-Ranked rank_pooled(const std::vector<double>& first, const std::vector<double>& second) {
+// Midranks (1-based) of the pooled samples; the first sample's are summed.
+RankSum rank_pooled(const std::vector<double>& first, const std::vector<double>& second) {
   std::vector<std::pair<double, bool>> pooled;  // value, from first
   pooled.reserve(first.size() + second.size());
   for (double v : first) pooled.emplace_back(v, true);
   for (double v : second) pooled.emplace_back(v, false);
-  std::sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  Ranked out;
-  size_t i = 0;
-  while (i < pooled.size()) {
-    size_t j = i;
-    while (j + 1 < pooled.size() && pooled[j + 1].first == pooled[i].first) ++j;
-    const double t = static_cast<double>(j - i + 1);
-    const double midrank = (static_cast<double>(i + 1) + static_cast<double>(j + 1)) / 2.0;
-    for (size_t k = i; k <= j; ++k)
-      if (pooled[k].second) out.rank_sum_first += midrank;
-    if (t > 1) {
-      out.ties = true;
-      out.tie_term += t * t * t - t;
-    }
-    i = j + 1;
-  }
-  return out;
+  return rank_sum(std::move(pooled));
 }
 
 // P(U >= u) under the null hypothesis, from the exact distribution of U for
@@ -75,9 +55,9 @@ MannWhitneyResult mann_whitney_greater(const std::vector<double>& larger, const 
   MannWhitneyResult r;
   const size_t n1 = larger.size(), n2 = smaller.size();
   if (n1 == 0 || n2 == 0) return r;
-  const Ranked ranked = rank_pooled(larger, smaller);
+  const RankSum ranked = rank_pooled(larger, smaller);
   const double a = static_cast<double>(n1), b = static_cast<double>(n2);
-  r.u = ranked.rank_sum_first - a * (a + 1) / 2.0;
+  r.u = ranked.flagged - a * (a + 1) / 2.0;
 
   const bool small = n1 <= kMannWhitneyExactLimit && n2 <= kMannWhitneyExactLimit;
   if (method == MannWhitneyMethod::kAuto && !ranked.ties && small) {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tools/compare/mann_whitney.h"
+#include "tools/compare/paired_rules.h"
 
 namespace omnib {
 
@@ -15,6 +16,7 @@ const char* verdict_name(Verdict v) {
     case Verdict::kImproved: return "IMPROVED";
     case Verdict::kChanged: return "CHANGED";
     case Verdict::kNoise: return "NOISE";
+    case Verdict::kUntested: return "UNTESTED";
   }
   return "?";
 }
@@ -50,10 +52,37 @@ double p_worse(const std::vector<double>& base, const std::vector<double>& cur, 
   return higher_is_better ? mann_whitney_greater(base, cur).p_value : mann_whitney_greater(cur, base).p_value;
 }
 
-// Judges a relative change against `tolerance` and, when both sides hold
-// enough runs, requires the change to be significant as well.
+// The fewest runs a side whose best outcome is significant at alpha, with
+// `fixed` runs on the other side (fixed == 0: the same count on both sides).
+size_t runs_needed(size_t fixed, double alpha) {
+  size_t n = 2;
+  while (n < 1000 && !(mann_whitney_min_p(fixed ? fixed : n, n) < alpha * (1 - 1e-9))) ++n;
+  return n;
+}
+
+// "cannot judge timing: 1 baseline and 1 current run reach p = 0.5 at best
+// (alpha 0.05); needs 4 runs a side (or 20 current runs beside the baseline's 1)"
+std::string too_few_runs_note(size_t n_base, size_t n_cur, double alpha) {
+  char buf[224];
+  int len = std::snprintf(buf, sizeof(buf),
+                          "cannot judge timing: %zu baseline and %zu current run%s reach p = %.3g at best (alpha %.3g); "
+                          "needs %zu runs a side",
+                          n_base, n_cur, n_cur == 1 ? "" : "s", mann_whitney_min_p(n_base, n_cur), alpha,
+                          runs_needed(0, alpha));
+  const size_t beside = runs_needed(n_base, alpha);
+  if (n_base >= 1 && beside != runs_needed(0, alpha) && beside < 1000 && len > 0)
+    std::snprintf(buf + len, sizeof(buf) - static_cast<size_t>(len), " (or %zu current runs beside the baseline's %zu)",
+                  beside, n_base);
+  return buf;
+}
+
+// Judges a relative change against `tolerance` and requires it to be
+// significant as well; with too few runs for any test, timing is not judged
+// (UNTESTED: never a failure, and the note says how many runs it needs).
 void judge_change(Comparison& c, const MetricSamples& base, const MetricSamples& cur, bool higher_is_better,
-                  double tolerance, double alpha) {
+                  double tolerance, const CompareOptions& o) {
+  if (o.paired) return judge_paired_change(c, base, cur, higher_is_better, tolerance, o.alpha);
+  const double alpha = o.alpha;
   c.baseline = base.point;
   c.current = cur.point;
   c.tolerance = tolerance;
@@ -64,16 +93,20 @@ void judge_change(Comparison& c, const MetricSamples& base, const MetricSamples&
   }
   const double r = cur.point / base.point;
   c.ratio = r;
+  if (!testable(base, cur, alpha)) {
+    c.verdict = Verdict::kUntested;
+    c.note = too_few_runs_note(base.samples.size(), cur.samples.size(), alpha);
+    return;
+  }
   const bool rose = r > 1 + tolerance;
   const bool fell = r < 1 - tolerance;
   if (!rose && !fell) return;  // PASS
   const bool worse = higher_is_better ? fell : rose;
   c.verdict = worse ? Verdict::kRegression : Verdict::kImproved;
-  if (!testable(base, cur, alpha)) return;
   // One-sided, in the direction of the observed change.
   MannWhitneyResult mw = rose ? mann_whitney_greater(cur.samples, base.samples)
                               : mann_whitney_greater(base.samples, cur.samples);
-  c.test = SignificanceTest{mw.p_value, mw.u, base.samples.size(), cur.samples.size(), mw.exact, cur.kind};
+  c.test = SignificanceTest{false, mw.p_value, mw.u, base.samples.size(), cur.samples.size(), mw.exact, cur.kind};
   if (mw.p_value >= alpha) {
     c.verdict = Verdict::kNoise;
     char buf[96];
@@ -162,7 +195,7 @@ void judge_correct(const MatchedConfig& config, const std::string& algo, const s
 void judge_time(const MatchedConfig& config, const std::string& algo, const std::vector<const ResultRecord*>& base,
                 const std::vector<const ResultRecord*>& cur, const CompareOptions& o, ConfigVerdicts& out) {
   Comparison cmp = start(config, algo, Metric::kTime);
-  judge_change(cmp, time_samples(base), time_samples(cur), /*higher_is_better=*/false, o.tolerance, o.alpha);
+  judge_change(cmp, time_samples(base), time_samples(cur), /*higher_is_better=*/false, o.tolerance, o);
   out.comparisons.push_back(cmp);
 }
 
@@ -184,11 +217,13 @@ void judge_cpu(const MatchedConfig& config, const std::string& algo, const std::
     }
   }
   if (!b || !c) return;  // no wire bytes counted (Gloo, NCCL): no CPU per byte
-  // How far runs of one build fall apart widens the tolerance.
+  // How far runs of one build fall apart widens the tolerance. Paired runs
+  // need no widening: the pairs' own spread is what their test weighs.
   const double spread = std::max(relative_spread(b->samples), relative_spread(c->samples));
+  const double cpu_tolerance = o.paired ? o.cpu_tolerance : std::max(o.cpu_tolerance, spread);
   Comparison cmp = start(config, algo, Metric::kCpu);
   cmp.against = o.cpu_reference;
-  judge_change(cmp, *b, *c, /*higher_is_better=*/false, std::max(o.cpu_tolerance, spread), o.alpha);
+  judge_change(cmp, *b, *c, /*higher_is_better=*/false, cpu_tolerance, o);
   out.comparisons.push_back(cmp);
 }
 
@@ -229,7 +264,7 @@ void judge_best_dense(const MatchedConfig& config, const std::vector<std::string
   }
   Comparison cmp = start(config, o.subject, Metric::kSpeedup);
   cmp.against = kBestDense;
-  judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o.alpha);
+  judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o);
   const std::string fastest =
       "fastest dense per run: baseline " + fastest_text(base_fastest) + "; now " + fastest_text(cur_fastest);
   cmp.note = cmp.note.empty() ? fastest : cmp.note + "; " + fastest;
@@ -249,7 +284,7 @@ void judge_speedups(const MatchedConfig& config, const std::vector<std::string>&
     if (!base || !cur) continue;  // the pair did not run together on both sides
     Comparison cmp = start(config, o.subject, Metric::kSpeedup);
     cmp.against = other;
-    judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o.alpha);
+    judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o);
     out.comparisons.push_back(cmp);
   }
 }
@@ -270,7 +305,7 @@ std::vector<std::string> algorithms_of(const MatchedConfig& config, const std::s
 
 std::optional<double> detectable_regression(const MetricSamples& base, const MetricSamples& cur,
                                             bool higher_is_better, double tolerance, double alpha) {
-  if (!testable(base, cur, alpha)) return tolerance;  // the tolerance alone decides
+  if (!testable(base, cur, alpha)) return std::nullopt;  // no test: nothing can be flagged
   if (!(base.point > 0) || !(cur.point > 0)) return std::nullopt;
   // The current runs, moved as a whole to a level `delta` worse than the
   // baseline: is that significant?
@@ -280,15 +315,7 @@ std::optional<double> detectable_regression(const MetricSamples& base, const Met
     for (double v : cur.samples) moved.push_back(v * level / cur.point);
     return p_worse(base.samples, moved, higher_is_better) < alpha;
   };
-  double hi = higher_is_better ? 0.999 : 100.0;
-  if (!significant(hi)) return std::nullopt;
-  double lo = std::min(tolerance, hi);
-  if (significant(lo)) return lo;
-  for (int i = 0; i < 40; ++i) {
-    const double mid = (lo + hi) / 2;
-    (significant(mid) ? hi : lo) = mid;
-  }
-  return hi;
+  return smallest_flagged_change(tolerance, higher_is_better ? 0.999 : 100.0, significant);
 }
 
 ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOptions& o) {
@@ -310,8 +337,8 @@ ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOpt
       else judge_counts(config, algo, Metric::kFrames, b, wire_frames_point(cur), o, out);
     }
     if (o.metrics.count(Metric::kSpeedup) && algo == o.subject) judge_speedups(config, algos, o, out);
-    if (o.metrics.count(Metric::kCpu)) judge_cpu(config, algo, base, cur, o, out);
-    if (o.metrics.count(Metric::kTime)) judge_time(config, algo, base, cur, o, out);
+    if (o.metrics.count(Metric::kCpu) && o.judges_timing_of(algo)) judge_cpu(config, algo, base, cur, o, out);
+    if (o.metrics.count(Metric::kTime) && o.judges_timing_of(algo)) judge_time(config, algo, base, cur, o, out);
     if (o.metrics.count(Metric::kCorrect)) judge_correct(config, algo, base, cur, out);
   }
   return out;

@@ -10,10 +10,13 @@
 //   larger of --cpu-tolerance and the spread between runs is a regression.
 // - time: absolute median time, only with --absolute.
 // - correct: wrong now, or not checked now (-c 0), is a regression.
-// With several runs on both sides, a change beyond tolerance must also be
+// A timing change (speedup, cpu, time) beyond tolerance must also be
 // significant (one-sided Mann-Whitney on per-run values at --alpha), or it is
-// only NOISE. Every judged change also says the smallest regression it could
-// have flagged (Comparison::detectable).
+// only NOISE; with too few runs for any test it is UNTESTED, never a failure.
+// With --paired, run i of each side pairs with run i of the other and the
+// test is a Wilcoxon signed-rank test on the pairs' ratios (paired_rules.h).
+// Every judged change also says the smallest regression it could have
+// flagged (Comparison::detectable).
 #pragma once
 
 #include <optional>
@@ -36,9 +39,9 @@ struct ConfigVerdicts {
 ConfigVerdicts judge_configuration(const MatchedConfig& config, const CompareOptions& options);
 
 // The smallest relative regression (e.g. 0.25 for 25%) that would be
-// flagged: beyond `tolerance` and, when the runs allow a test, significant
-// at `alpha` with the current runs' spread kept. nullopt when no regression
-// of any size could be shown significant with these runs.
+// flagged: beyond `tolerance` and significant at `alpha` with the current
+// runs' spread kept. nullopt when no regression of any size could be shown
+// significant with these runs (too few for a test, or too scattered).
 std::optional<double> detectable_regression(const MetricSamples& base, const MetricSamples& cur,
                                             bool higher_is_better, double tolerance, double alpha);
 

@@ -8,11 +8,6 @@
 namespace omnib {
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
-}
-
 MetricSamples from_values(std::vector<double> values, std::string kind) {
   MetricSamples m;
   m.point = median_of(values);
@@ -107,6 +102,19 @@ std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& r
 
 std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& records) {
   return median_over(records, [](const ResultRecord& r) { return r.wire_frames_per_rank_max; });
+}
+
+std::optional<double> smallest_flagged_change(double tolerance, double largest,
+                                              const std::function<bool(double)>& flagged) {
+  double hi = largest;
+  if (!flagged(hi)) return std::nullopt;
+  double lo = std::min(tolerance, hi);
+  if (flagged(lo)) return lo;
+  for (int i = 0; i < 40; ++i) {
+    const double mid = (lo + hi) / 2;
+    (flagged(mid) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 double relative_spread(const std::vector<double>& samples) {

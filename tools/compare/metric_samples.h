@@ -5,6 +5,7 @@
 // runs are.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,12 @@ std::optional<MetricSamples> cpu_ratio_samples(const std::vector<const ResultRec
 // Median over records of wire bytes (or frames) per rank; absent if none counted them.
 std::optional<double> wire_bytes_point(const std::vector<const ResultRecord*>& records);
 std::optional<double> wire_frames_point(const std::vector<const ResultRecord*>& records);
+
+// The smallest change in [min(tolerance, largest), largest] that `flagged`
+// holds for, by bisection (a larger change is flagged if a smaller one is);
+// nullopt when not even `largest` is. What `detectable` reports.
+std::optional<double> smallest_flagged_change(double tolerance, double largest,
+                                              const std::function<bool(double)>& flagged);
 
 // How far apart runs of one build fall, relative to their median:
 // kSpreadPerDeviation median absolute deviations over the median.

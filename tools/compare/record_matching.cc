@@ -103,4 +103,25 @@ Result<Matching> match_configurations(const ResultSide& baseline, const ResultSi
   return m;
 }
 
+Status check_runs_pair_up(const Matching& matching) {
+  auto runs = [](const ConfigRecords& side, const std::string& algo) {
+    size_t n = 0;
+    auto it = side.by_algo.find(algo);
+    if (it != side.by_algo.end())
+      for (const auto& r : it->second)
+        if (!r.skipped) n += r.runs.size();
+    return n;
+  };
+  for (const auto& config : matching.common)
+    for (const auto& [algo, _] : config.baseline.by_algo) {
+      const size_t b = runs(config.baseline, algo), c = runs(config.current, algo);
+      if (b == 0 || c == 0 || b == c) continue;
+      return usage_error("--paired: " + algo + " at " + config.label + " has " + std::to_string(b) +
+                         " baseline runs and " + std::to_string(c) +
+                         " current runs; paired sides need the same runs in the same order (run i of one beside "
+                         "run i of the other): give both sides the same files' counterparts");
+    }
+  return Status::ok();
+}
+
 }  // namespace omnib

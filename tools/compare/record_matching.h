@@ -41,4 +41,9 @@ struct Matching {
 // bytes; the message says which identity fields differ and their values.
 Result<Matching> match_configurations(const ResultSide& baseline, const ResultSide& current, uint64_t min_size);
 
+// For --paired: usage error unless every algorithm that ran on both sides of
+// a configuration holds as many runs on one side as on the other (run i of
+// each pairs with run i of the other). The message names the first that does not.
+Status check_runs_pair_up(const Matching& matching);
+
 }  // namespace omnib

@@ -1,13 +1,10 @@
 #include "tools/compare/result_file.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "tools/config/comma_list.h"
 #include "tools/config/json_fields.h"
+#include "tools/config/regular_file.h"
 
 namespace omnib {
 
@@ -38,13 +35,17 @@ Status check_times(const ResultRecord& r) {
   return Status::ok();
 }
 
-}  // namespace
-
-Result<ResultFile> parse_result_document(const std::string& text, const std::string& path) {
+// The parsed form of a document, or why it is not JSON.
+Result<json> parse_json(const std::string& text, const std::string& path) {
+  OMNIB_RETURN_IF_ERROR(check_json_depth(text).with_context("'" + path + "' "));
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded())
     return usage_error("'" + path + "' is not valid JSON: was the run interrupted while writing it? Regenerate it "
                        "with omni-bench allreduce -J");
+  return doc;
+}
+
+Result<ResultFile> result_from_json(const json& doc, const std::string& path) {
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
     return usage_error("'" + path + "' is not an omni-bench result file: it has no \"results\" array");
   ResultFile file;
@@ -73,15 +74,22 @@ Result<ResultFile> parse_result_document(const std::string& text, const std::str
   return file;
 }
 
+}  // namespace
+
+Result<ResultFile> parse_result_document(const std::string& text, const std::string& path) {
+  auto doc = parse_json(text, path);
+  if (!doc.is_ok()) return doc.status();
+  return result_from_json(doc.value(), path);
+}
+
 Result<ResultFile> load_result_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return usage_error("cannot read result file '" + path + "': " + std::strerror(errno) +
-                       " (write one with 'omni-bench allreduce -J " + path + "')");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_result_document(text.str(), path);
+  auto text = read_regular_file(path, kMaxResultFileBytes, "result file",
+                                "write one with 'omni-bench allreduce -J " + path + "'");
+  if (!text.is_ok()) return text.status();
+  auto doc = parse_json(text.value(), path);
+  std::string().swap(text.value());  // the parsed form alone from here on
+  if (!doc.is_ok()) return doc.status();
+  return result_from_json(doc.value(), path);
 }
 
 std::string ResultSide::describe() const {

@@ -3,6 +3,7 @@
 // configuration and algorithm are then repetitions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,16 @@ struct ResultFile {
   std::vector<std::string> defaulted;
 };
 
-// Usage error (exit 2) when the file is missing, unreadable, not JSON, not an
-// omni-bench result document, of a schema this build cannot read, has a
-// field of the wrong type (the message names it), or holds a record that ran
-// with zero or negative times.
+// The largest result file load_result_file reads (its parsed form takes
+// several times as much memory).
+inline constexpr uint64_t kMaxResultFileBytes = uint64_t{256} << 20;
+
+// Usage error (exit 2) when the file is missing, unreadable, not a regular
+// file (a FIFO or device is never read: nothing waits or reads without end),
+// larger than kMaxResultFileBytes, not JSON (or nested deeper than
+// kMaxJsonDepth), not an omni-bench result document, of a schema this build
+// cannot read, has a field of the wrong type (the message names it), or
+// holds a record that ran with zero or negative times.
 Result<ResultFile> load_result_file(const std::string& path);
 
 // Parses a document already in memory (what load_result_file does after

@@ -113,4 +113,30 @@ Result<const json*> object_field(const json& j, const char* name) {
   return f.value();
 }
 
+Status check_json_depth(std::string_view text) {
+  size_t depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return usage_error("nests arrays and objects deeper than " + std::to_string(kMaxJsonDepth) +
+                           " levels, as no omni-bench document does");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Status::ok();
+}
+
+nlohmann::json parse_untrusted_json(std::string_view text) {
+  if (!check_json_depth(text).is_ok()) return json(json::value_t::discarded);
+  return json::parse(text, nullptr, false);
+}
+
 }  // namespace omnib

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,5 +41,21 @@ Status read_nullable(const nlohmann::json& j, const char* name, std::optional<do
 
 // The object at j[name]; error when it is missing or not an object.
 Result<const nlohmann::json*> object_field(const nlohmann::json& j, const char* name);
+
+// Arrays and objects nested deeper than this are in no document omni-bench
+// writes or sends. Parsing, copying or printing JSON recurses as deep as it
+// nests (a file of 100000 '[' overflows the stack), so text from a file or
+// another rank is checked with check_json_depth before it is parsed.
+inline constexpr size_t kMaxJsonDepth = 64;
+
+// A usage error when `text` nests arrays and objects deeper than
+// kMaxJsonDepth (strings are skipped; the text need not be valid JSON). One
+// pass, no allocation.
+Status check_json_depth(std::string_view text);
+
+// `text` parsed, or a discarded value (is_discarded()) when it is not JSON or
+// nests deeper than kMaxJsonDepth: for values from other ranks, whose
+// callers say what they expected.
+nlohmann::json parse_untrusted_json(std::string_view text);
 
 }  // namespace omnib

@@ -1,5 +1,7 @@
 #include "tools/measure/rank_report.h"
 
+#include "tools/config/json_fields.h"
+
 namespace omnib {
 
 using nlohmann::json;
@@ -11,25 +13,33 @@ json to_json(const RankReport& report) {
 }
 
 Result<std::vector<RankReport>> parse_rank_reports(const std::vector<std::string>& all, const std::string& name,
-                                                   const std::vector<std::string>& algos, int runs, int iters) {
+                                                   const std::vector<std::string>& algos, int runs, int iters,
+                                                   const PeerBounds& bounds) {
   std::vector<RankReport> out;
   for (size_t rank = 0; rank < all.size(); ++rank) {
     const std::string key = "rendezvous value 'gather/" + name + "/" + std::to_string(rank) + "'";
-    json j = json::parse(all[rank], nullptr, false);
+    // Names the rank that sent nonsense, and the likely reasons.
+    auto nonsense = [&](const std::string& what) {
+      return internal_error("rank " + std::to_string(rank) + " sent a report rank 0 cannot use (" + key + "), " +
+                            what + ": is every rank the same omni-bench build, and is the job token (" +
+                            "OMNIB_JOB_TOKEN) known to this job alone?");
+    };
+    json j = parse_untrusted_json(all[rank]);
     if (!j.is_object() || !j.contains("algos") || !j["algos"].is_array() || j["algos"].size() != algos.size())
-      return internal_error(key + " is not an object holding a list of " + std::to_string(algos.size()) +
-                            " measurements (ranks built from different sources?)");
+      return nonsense("not an object holding a list of " + std::to_string(algos.size()) + " measurements");
     RankReport report;
     for (size_t a = 0; a < algos.size(); ++a) {
       auto samples = RankSamples::from_json(j["algos"][a], runs, iters);
-      if (!samples.is_ok()) return internal_error(key + ", algorithm " + algos[a] + ": " + samples.status().message());
+      Status s = samples.is_ok() ? check_peer_samples(samples.value(), bounds) : samples.status();
+      if (!s.is_ok()) return nonsense("algorithm " + algos[a] + ": " + s.message());
       report.algos.push_back(samples.take());
     }
     auto resources = process_resources_from_json(j.contains("resources") ? j["resources"] : json());
-    if (!resources.is_ok()) return internal_error(key + ", resources: " + resources.status().message());
+    Status s = resources.is_ok() ? check_peer_resources(resources.value(), bounds) : resources.status();
+    if (!s.is_ok()) return nonsense("resources: " + s.message());
     report.resources = resources.take();
     if (report.resources.rank != static_cast<int>(rank))
-      return internal_error(key + ", resources: reported as rank " + std::to_string(report.resources.rank));
+      return nonsense("resources: reported as rank " + std::to_string(report.resources.rank));
     out.push_back(std::move(report));
   }
   return out;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/status.h"
+#include "tools/measure/peer_bounds.h"
 #include "tools/measure/process_resources.h"
 #include "tools/measure/rank_samples.h"
 
@@ -24,9 +25,12 @@ nlohmann::json to_json(const RankReport& report);
 
 // Every rank's report, as store_gather_to_root returned them (index = rank)
 // from the gather named `name`. `algos` names the algorithms in order; every
-// worker's samples hold `runs` runs of `iters` times each (or none).
+// worker's samples hold `runs` runs of `iters` times each (or none), and
+// every number is within `bounds` (tools/measure/peer_bounds.h). An internal
+// error names the rank whose report is malformed or impossible.
 Result<std::vector<RankReport>> parse_rank_reports(const std::vector<std::string>& all, const std::string& name,
-                                                   const std::vector<std::string>& algos, int runs, int iters);
+                                                   const std::vector<std::string>& algos, int runs, int iters,
+                                                   const PeerBounds& bounds);
 
 // The same reports regrouped: [algorithm][rank].
 std::vector<std::vector<RankSamples>> samples_by_algorithm(std::vector<RankReport>& reports);

@@ -4,6 +4,7 @@
 
 #include "tools/config/json_fields.h"
 #include "tools/net/link_shaper.h"
+#include "tools/stats.h"
 
 namespace omnib {
 
@@ -20,11 +21,6 @@ Status read_pair(const json& j, const char* name, uint64_t& a, uint64_t& b) {
   a = v[0].get<uint64_t>();
   b = v[1].get<uint64_t>();
   return Status::ok();
-}
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return percentile_sorted(v, 50);
 }
 
 }  // namespace

@@ -10,6 +10,9 @@ JsonReporter::JsonReporter(std::string path, const std::vector<ResultRecord>& ex
 }
 
 Status JsonReporter::begin(const RunContext& context) {
+  auto kind = output_kind(path_);
+  if (!kind.is_ok()) return kind.status();
+  stream_ = kind.value() == OutputKind::kStream;
   context_ = {{"schema_version", kSchemaVersion},
               {"tool", "omni-bench"},
               {"command_line", context.command_line},
@@ -29,9 +32,12 @@ Status JsonReporter::checkpoint(const std::vector<ResultRecord>& in_progress) { 
 
 void JsonReporter::set_resources(const ResourcesReport& resources) { resources_ = to_json(resources); }
 
-Status JsonReporter::finish() { return flush({}, true); }
+Status JsonReporter::finish() { return flush({}, true, true); }
 
-Status JsonReporter::flush(const std::vector<ResultRecord>& in_progress, bool complete) {
+Status JsonReporter::finish_interrupted() { return flush({}, false, true); }
+
+Status JsonReporter::flush(const std::vector<ResultRecord>& in_progress, bool complete, bool last) {
+  if (stream_ && !last) return Status::ok();
   nlohmann::json doc = context_;
   doc["complete"] = complete;
   if (resources_) doc["resources"] = *resources_;

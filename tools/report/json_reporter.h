@@ -2,6 +2,8 @@
 // atomically after every configuration and at every checkpoint of a
 // --duration run, so a crash (even kill -9) loses at most the calls since
 // the last write, and the file is always valid JSON with complete records.
+// A stream (-J /dev/stdout, a FIFO, a device) cannot be rewritten: it gets
+// the document once, from finish().
 #pragma once
 
 #include <optional>
@@ -23,12 +25,16 @@ class JsonReporter final : public Reporter {
   Status checkpoint(const std::vector<ResultRecord>& in_progress) override;
   void set_resources(const ResourcesReport& resources) override;
   Status finish() override;
+  // The last write of a run that was stopped before its end (sweep's
+  // SIGINT/SIGTERM): the records so far, "complete": false.
+  Status finish_interrupted();
 
  private:
   // Writes the context, the records so far, then `in_progress`; "complete"
-  // is true only from finish().
-  Status flush(const std::vector<ResultRecord>& in_progress = {}, bool complete = false);
+  // is true only from finish(). A stream is written only by the last write.
+  Status flush(const std::vector<ResultRecord>& in_progress = {}, bool complete = false, bool last = false);
   std::string path_;
+  bool stream_ = false;
   nlohmann::json context_;
   nlohmann::json results_;
   std::optional<nlohmann::json> resources_;

@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 
 #include "tools/allreduce_options.h"
@@ -50,6 +53,44 @@ int usage(const std::string& message) {
   std::fprintf(stderr, "omni-bench sweep: %s\n", message.c_str());
   return exit_code(Code::kUsage);
 }
+
+int failure(const Status& s) {
+  std::fprintf(stderr, "omni-bench sweep: %s\n", s.message().c_str());
+  return exit_code(s.code());
+}
+
+// Where each point's allreduce writes its records: beside the -J file, or in
+// a private temporary folder when -J is a stream (/dev/stdout, a FIFO), which
+// has no folder of its own to write in. Removes what is left when it goes.
+class PartFile {
+ public:
+  PartFile() = default;
+  PartFile(const PartFile&) = delete;
+  PartFile& operator=(const PartFile&) = delete;
+  ~PartFile() {
+    if (!path_.empty()) unlink(path_.c_str());
+    if (!folder_.empty()) rmdir(folder_.c_str());
+  }
+  Status place(const std::string& json_path, OutputKind kind) {
+    const std::string pid = std::to_string(getpid());
+    if (kind != OutputKind::kStream) {
+      path_ = json_path + ".part." + pid;
+      return Status::ok();
+    }
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string folder = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/omni-bench-sweep.XXXXXX";
+    if (!mkdtemp(folder.data()))
+      return usage_error("cannot make a temporary folder '" + folder + "' for the points' results: " +
+                         std::strerror(errno) + " (set TMPDIR to a writable folder)");
+    folder_ = folder;
+    path_ = folder_ + "/part." + pid + ".json";
+    return Status::ok();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, folder_;
+};
 
 bool file_exists(const std::string& path) {
   struct stat st {};
@@ -103,6 +144,48 @@ int run_point(const SweepPoint& p, const std::string& part) {
   return code;
 }
 
+// The records a sweep starts from: none, or with --resume those the -J file
+// holds. A usage error when the file exists and neither --resume nor --force
+// was given; a stream (a FIFO, a device) has nothing to resume, and the
+// reader refuses it.
+Result<std::vector<ResultRecord>> starting_records(const SweepOptions& o, OutputKind kind) {
+  if (kind == OutputKind::kFile && !o.resume && !o.force)
+    return usage_error("'" + o.json_path + "' already exists: pass --resume to continue it, --force to replace it, "
+                       "or choose another file");
+  if (!o.resume || kind == OutputKind::kNew) return std::vector<ResultRecord>{};
+  auto file = load_result_file(o.json_path);
+  if (!file.is_ok()) return file.status().with_context("cannot resume: ");
+  return file.take().records;
+}
+
+// Adds whatever a point's run finished to `report` (even when it failed or
+// was stopped part way) and counts its configurations into `finished`.
+Status keep_point_records(const std::string& part, JsonReporter& report, size_t& finished) {
+  if (!file_exists(part)) return Status::ok();
+  auto kept = load_result_file(part);
+  unlink(part.c_str());
+  if (!kept.is_ok()) return Status::ok();
+  std::set<std::string> configs;
+  for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
+  finished += configs.size();
+  return report.add_group(kept.value().records);
+}
+
+// The last write and the exit code: 128 + the signal that stopped the
+// sweep (whose file then says it is not complete, and --resume goes on), or
+// `worst`, the first failing point's code.
+int finish_sweep(JsonReporter& report, size_t finished, const std::string& path, int worst) {
+  const Status s = g_stop_signal ? report.finish_interrupted() : report.finish();
+  if (!s.is_ok()) return failure(s);
+  if (g_stop_signal) {
+    std::fprintf(stderr, "omni-bench sweep: stopped by signal %d; %zu configuration(s) finished are in %s\n",
+                 static_cast<int>(g_stop_signal), finished, path.c_str());
+    return 128 + g_stop_signal;
+  }
+  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, path.c_str());
+  return worst;
+}
+
 }  // namespace
 
 void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
@@ -135,19 +218,16 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   auto lists = lists_of(o);
   if (!lists.is_ok()) return usage(lists.status().message());
   if (o.resume && o.force) return usage("--resume keeps the file and --force replaces it: choose one");
-  std::vector<ResultRecord> existing;
-  if (file_exists(o.json_path)) {
-    if (!o.resume && !o.force)
-      return usage("'" + o.json_path + "' already exists: pass --resume to continue it, --force to replace it, "
-                   "or choose another file");
-    if (o.resume) {
-      auto file = load_result_file(o.json_path);
-      if (!file.is_ok()) return usage("cannot resume: " + file.status().message());
-      existing = file.value().records;
-    }
-  }
+  auto kind = output_kind(o.json_path);
+  if (!kind.is_ok()) return usage(kind.status().message());
+  auto kept = starting_records(o, kind.value());
+  if (!kept.is_ok()) return usage(kept.status().message());
+  std::vector<ResultRecord>& existing = kept.value();
   // Every point is planned before any runs: a point allreduce would refuse
-  // stops the sweep here, not half-way.
+  // stops the sweep here, not half-way; a sweep too large to plan stops
+  // before planning.
+  Status sized = check_sweep_size(lists.value());
+  if (!sized.is_ok()) return usage(sized.message());
   auto points = expand_sweep(lists.value());
   if (!points.is_ok()) return usage(points.status().message());
   const size_t skipped = o.resume ? drop_finished(points.value(), finished_keys(existing)) : 0;
@@ -164,11 +244,14 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   context.environment = build_environment();
   JsonReporter report(o.json_path, existing);
   Status s = report.begin(context);
-  if (!s.is_ok()) return usage(s.message());
+  if (!s.is_ok()) return failure(s);
 
   StopSignals signals;
   ProgressBar bar(total, stderr_is_terminal());
-  const std::string part = o.json_path + ".part." + std::to_string(getpid());
+  PartFile part_file;
+  s = part_file.place(o.json_path, kind.value());
+  if (!s.is_ok()) return failure(s);
+  const std::string& part = part_file.path();
   size_t done = 0;       // configurations attempted (the progress bar)
   size_t finished = 0;   // configurations whose records came back
   int worst = 0;
@@ -178,18 +261,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     unlink(part.c_str());
     bar.clear();
     const int code = run_point(p, part);
-    // Keep whatever the run finished, even when it failed or was stopped part way.
-    if (file_exists(part)) {
-      auto kept = load_result_file(part);
-      unlink(part.c_str());
-      if (kept.is_ok()) {
-        s = report.add_group(kept.value().records);
-        std::set<std::string> configs;
-        for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
-        finished += configs.size();
-      }
-      if (!s.is_ok()) return usage(s.message());
-    }
+    s = keep_point_records(part, report, finished);
+    if (!s.is_ok()) return failure(s);
     if (code != 0 && !g_stop_signal) {
       std::fprintf(stderr, "omni-bench sweep: point (%s) failed with exit code %d\n", p.description.c_str(), code);
       if (worst == 0) worst = code;
@@ -200,15 +273,7 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     bar.update(done, p.description);
   }
   bar.clear();
-  s = report.finish();
-  if (!s.is_ok()) return usage(s.message());
-  if (g_stop_signal) {
-    std::fprintf(stderr, "omni-bench sweep: stopped by signal %d; %zu configuration(s) finished are in %s\n",
-                 static_cast<int>(g_stop_signal), finished, o.json_path.c_str());
-    return 128 + g_stop_signal;
-  }
-  std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, o.json_path.c_str());
-  return worst;
+  return finish_sweep(report, finished, o.json_path, worst);
 }
 
 }  // namespace omnib

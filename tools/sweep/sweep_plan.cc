@@ -1,11 +1,13 @@
 #include "tools/sweep/sweep_plan.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
 
 #include <CLI/CLI.hpp>
 
 #include "tools/allreduce_options.h"
+#include "tools/config/option_values.h"
 
 namespace omnib {
 namespace {
@@ -32,6 +34,7 @@ Result<RunPlan> plan_args(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()));
   }
+  OMNIB_RETURN_IF_ERROR(check_option_values(app));
   return plan_allreduce(o, o.nodes + o.aggregators, std::nullopt);
 }
 
@@ -131,6 +134,33 @@ SweepPoint point_of(const SweepLists& l, const Choice& c) {
 }
 
 }  // namespace
+
+uint64_t count_sweep_points(const SweepLists& l) {
+  auto times = [](uint64_t a, uint64_t b) {
+    uint64_t product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+  };
+  auto or_one = [](const std::vector<std::string>& list) { return std::max<uint64_t>(list.size(), 1); };
+  uint64_t per_workload = 0;  // density values summed over workloads
+  for (const auto& w : l.workloads) {
+    const uint64_t densities = workload_fixes_density(w) ? 1 : or_one(l.densities);
+    per_workload = per_workload > UINT64_MAX - densities ? UINT64_MAX : per_workload + densities;
+  }
+  uint64_t n = per_workload;
+  for (const auto* list : {&l.nodes, &l.overlaps, &l.block_sizes, &l.datatypes}) n = times(n, list->size());
+  for (const auto* list : {&l.aggregators, &l.link_rates, &l.encodings}) n = times(n, or_one(*list));
+  return n;
+}
+
+Status check_sweep_size(const SweepLists& l) {
+  const uint64_t n = count_sweep_points(l);
+  if (n <= kMaxSweepPoints) return Status::ok();
+  const std::string count = n == UINT64_MAX ? "more than 2^64" : std::to_string(n);
+  return usage_error("the lists make " + count + " points (" + std::to_string(l.nodes.size()) + " node counts x " +
+                     std::to_string(l.densities.size()) + " densities x " + std::to_string(l.block_sizes.size()) +
+                     " block sizes x ...); a sweep runs at most " + std::to_string(kMaxSweepPoints) +
+                     ": split it into several sweeps with their own -J files (compare and plot read them together)");
+}
 
 Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
   std::vector<SweepPoint> points;

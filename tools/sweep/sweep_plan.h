@@ -50,6 +50,18 @@ struct SweepPoint {
 // Usage error unless every item is a non-negative count or "nodes".
 Status check_aggregator_list(const std::vector<std::string>& aggregators);
 
+// At most this many points in one sweep (each relaunches its ranks: 10000
+// points take hours already); split a larger sweep into several -J files,
+// which compare and plot read together.
+inline constexpr uint64_t kMaxSweepPoints = 10000;
+
+// The number of points the lists make (densities count once for workloads
+// that fix their own), saturating at UINT64_MAX.
+uint64_t count_sweep_points(const SweepLists& lists);
+// Usage error naming the count and the lists when it is above
+// kMaxSweepPoints; checked before any point is planned.
+Status check_sweep_size(const SweepLists& lists);
+
 // The cross product, nodes outermost so that ranks are relaunched as rarely
 // as possible when the node count changes, each point planned. A point that
 // allreduce would refuse is a usage error naming the point.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 #include <tuple>
 
 #include "tools/config/json_fields.h"
@@ -17,6 +16,16 @@ namespace {
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 int64_t ns_of(double us) { return std::llround(us * 1e3); }
+
+// Times in a trace are microseconds of a steady clock: at most 1e15 (31
+// years) either way, so that nanoseconds, and their sums, fit int64.
+constexpr double kMaxTraceUs = 1e15;
+
+// Usage error unless `v` is a finite number of at most `max` either way.
+Status check_range(double v, double max, const std::string& what) {
+  if (std::isfinite(v) && std::fabs(v) <= max) return Status::ok();
+  return usage_error(what + " is out of range (at most " + std::to_string(static_cast<int64_t>(max)) + " either way)");
+}
 
 std::string process_name(const RankTrace& r) {
   return "rank " + std::to_string(r.rank) + " (" + (r.worker ? "worker" : "aggregator") + ") " + r.host;
@@ -59,6 +68,8 @@ Status read_span(const json& e, RankTrace& rank, std::map<std::tuple<std::string
   auto kind = kind_from_name(cat);
   if (!kind) return usage_error("span '" + s.name + "' has the unknown category '" + cat + "'");
   if (dur < 0) return usage_error("span '" + s.name + "' has a negative duration");
+  OMNIB_RETURN_IF_ERROR(check_range(ts, kMaxTraceUs, "span '" + s.name + "': ts"));
+  OMNIB_RETURN_IF_ERROR(check_range(dur, kMaxTraceUs, "span '" + s.name + "': dur"));
   s.kind = *kind;
   s.begin_ns = ns_of(ts);
   s.end_ns = ns_of(ts + dur);
@@ -85,6 +96,35 @@ Status read_span(const json& e, RankTrace& rank, std::map<std::tuple<std::string
   return Status::ok();
 }
 
+// "rank PID (worker) HOST" or "rank PID (aggregator) HOST" into `rank`;
+// false for anything else. Read by hand: std::regex matches recursively, a
+// character at a time, and a long label overflowed the stack.
+bool read_process_label(const std::string& label, int pid, RankTrace& rank) {
+  const std::string head = "rank " + std::to_string(pid) + " (";
+  if (label.compare(0, head.size(), head) != 0) return false;
+  for (const bool worker : {true, false}) {
+    const std::string role = worker ? "worker) " : "aggregator) ";
+    if (label.compare(head.size(), role.size(), role) != 0) continue;
+    rank.worker = worker;
+    rank.host = label.substr(head.size() + role.size());
+    return true;
+  }
+  return false;
+}
+
+// Every span's peer is a rank of the trace (or none): the bytes-in-flight
+// counters are drawn per pair of ranks, and a trace written from spans with
+// other peers would not read back.
+Status check_peers(const std::vector<RankTrace>& ranks) {
+  for (const RankTrace& r : ranks)
+    for (const CallSpans& c : r.calls)
+      for (const SpanRecord& s : c.spans)
+        if (s.args.peer < -1 || s.args.peer >= static_cast<int>(ranks.size()))
+          return usage_error("rank " + std::to_string(r.rank) + ": span '" + s.name + "' names peer " +
+                             std::to_string(s.args.peer) + ", which is not a rank of the trace");
+  return Status::ok();
+}
+
 Status read_other_data(const json& other, std::vector<RankTrace>& ranks) {
   const json& clocks = other.contains("clock") ? other["clock"] : json();
   if (!clocks.is_array()) return usage_error("otherData: field 'clock' is missing or not an array");
@@ -98,6 +138,8 @@ Status read_other_data(const json& other, std::vector<RankTrace>& ranks) {
     double offset = 0, error = 0;
     OMNIB_RETURN_IF_ERROR(read_field(c, "offset_ns", offset).with_context("otherData: clock: "));
     OMNIB_RETURN_IF_ERROR(read_field(c, "error_ns", error).with_context("otherData: clock: "));
+    OMNIB_RETURN_IF_ERROR(check_range(offset, kMaxTraceUs * 1e3, "otherData: clock: offset_ns"));
+    OMNIB_RETURN_IF_ERROR(check_range(error, kMaxTraceUs * 1e3, "otherData: clock: error_ns"));
     o.offset_ns = static_cast<int64_t>(offset);
     o.error_ns = static_cast<int64_t>(error);
     OMNIB_RETURN_IF_ERROR(
@@ -170,7 +212,6 @@ Result<TraceDocument> from_chrome_trace(const json& j) {
   doc.context = *other.value();
   std::map<int, RankTrace> ranks;
   std::map<int, std::map<std::tuple<std::string, uint64_t, uint64_t>, size_t>> index;
-  static const std::regex kProcess(R"(rank (\d+) \((worker|aggregator)\) (.*))");
   for (const auto& e : events) {
     std::string ph, name;
     int pid = 0;
@@ -188,14 +229,11 @@ Result<TraceDocument> from_chrome_trace(const json& j) {
       auto args = object_field(e, "args");
       if (!args.is_ok() || !read_field(*args.value(), "name", label).is_ok())
         return usage_error("traceEvents: a " + name + " event without a name");
-      std::smatch m;
       if (name == "thread_name") {
         int tid = 0;
         OMNIB_RETURN_IF_ERROR(read_field(e, "tid", tid).with_context("traceEvents: "));
         rank.thread_names[tid] = label;
-      } else if (std::regex_match(label, m, kProcess) && m[1].str() == std::to_string(pid)) {
-        rank.worker = m[2].str() == "worker";
-        rank.host = m[3].str();
+      } else if (read_process_label(label, pid, rank)) {
       } else {
         return usage_error("traceEvents: process " + std::to_string(pid) + " is named '" + label +
                            "', not 'rank " + std::to_string(pid) + " (worker|aggregator) HOST'");
@@ -207,6 +245,7 @@ Result<TraceDocument> from_chrome_trace(const json& j) {
       return usage_error("the trace has no process for rank " + std::to_string(doc.ranks.size()));
     doc.ranks.push_back(std::move(rank));
   }
+  OMNIB_RETURN_IF_ERROR(check_peers(doc.ranks));
   OMNIB_RETURN_IF_ERROR(read_other_data(*other.value(), doc.ranks));
   return doc;
 }
@@ -225,6 +264,15 @@ std::vector<TracedCall> calls_of(const TraceDocument& doc) {
       out[it->second].ranks[r] = &c;
     }
   return out;
+}
+
+Result<TraceDocument> parse_trace_document(const std::string& text, const std::string& path) {
+  OMNIB_RETURN_IF_ERROR(check_json_depth(text).with_context("'" + path + "' "));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) return usage_error("'" + path + "' is not JSON (a trace written part way?)");
+  auto doc = from_chrome_trace(j);
+  if (!doc.is_ok()) return doc.status().with_context("'" + path + "': ");
+  return doc;
 }
 
 }  // namespace omnib

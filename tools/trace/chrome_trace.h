@@ -31,6 +31,11 @@ nlohmann::json to_chrome_trace(const TraceDocument& doc);
 // wrong); spans of one (algo, size, iteration) and rank form one CallSpans.
 Result<TraceDocument> from_chrome_trace(const nlohmann::json& j);
 
+// The same from the text of a trace file (`path` names it in messages): a
+// usage error for text that is not JSON or nests deeper than any trace
+// (tools/config/json_fields.h, kMaxJsonDepth). The fuzz target of the reader.
+Result<TraceDocument> parse_trace_document(const std::string& text, const std::string& path);
+
 // The spans of one call on every rank (null where a rank has none), calls in
 // the order the trace holds them.
 struct TracedCall {

@@ -1,8 +1,8 @@
 #include "tools/trace/trace_file.h"
 
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 
+#include "tools/config/regular_file.h"
 #include "tools/report/atomic_file.h"
 #include "tools/trace/trace_gather.h"
 
@@ -21,7 +21,29 @@ Status TraceFile::add(std::vector<RankTrace> ranks) {
                             std::to_string(doc_.ranks.size()));
     for (size_t r = 0; r < ranks.size(); ++r) merge_rank_trace(doc_.ranks[r], std::move(ranks[r]));
   }
-  return write_file_atomically(path_, to_chrome_trace(doc_).dump() + "\n");
+  auto kind = output_kind(path_);
+  if (!kind.is_ok()) return kind.status();
+  return kind.value() == OutputKind::kStream ? Status::ok() : write();
+}
+
+Status TraceFile::finish() {
+  auto kind = output_kind(path_);
+  if (!kind.is_ok()) return kind.status();
+  return kind.value() == OutputKind::kStream ? write() : Status::ok();
+}
+
+Status TraceFile::write() {
+  const std::string text = to_chrome_trace(doc_).dump() + "\n";
+  // Written all the same (Perfetto opens it), but said once: trace summarize
+  // will refuse it.
+  if (text.size() > kMaxTraceFileBytes && !said_too_large_) {
+    said_too_large_ = true;
+    std::fprintf(stderr,
+                 "omni-bench: %s has grown past %llu MiB, more than trace summarize reads: lower --trace-iters or "
+                 "--trace-buffer to summarize it (Perfetto still opens it)\n",
+                 path_.c_str(), static_cast<unsigned long long>(kMaxTraceFileBytes >> 20));
+  }
+  return write_file_atomically(path_, text);
 }
 
 uint64_t TraceFile::dropped_events() const {
@@ -38,15 +60,10 @@ Status collect_configuration_trace(Store& store, const std::string& name, int ra
 }
 
 Result<TraceDocument> read_trace_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return usage_error("cannot read the trace file '" + path + "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (j.is_discarded()) return usage_error("'" + path + "' is not JSON (a trace written part way?)");
-  auto doc = from_chrome_trace(j);
-  if (!doc.is_ok()) return doc.status().with_context("'" + path + "': ");
-  return doc;
+  auto text = read_regular_file(path, kMaxTraceFileBytes, "trace file",
+                                "give a file written by omni-bench allreduce --trace");
+  if (!text.is_ok()) return text.status();
+  return parse_trace_document(text.value(), path);
 }
 
 }  // namespace omnib

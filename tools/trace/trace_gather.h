@@ -13,6 +13,9 @@
 namespace omnib {
 
 inline constexpr size_t kTracePartBytes = 8u << 20;
+// At most this many parts per rank and configuration (4 GiB of spans): a
+// count past it is nonsense from a peer, refused before any round runs.
+inline constexpr size_t kMaxTraceParts = 512;
 
 // Every rank calls this with the same `name`. Rank 0 gets every rank's
 // spans in rank order; the other ranks an empty vector.

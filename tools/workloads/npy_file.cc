@@ -1,13 +1,10 @@
 #include "tools/workloads/npy_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <string_view>
+
+#include "tools/config/regular_file.h"
 
 namespace omnib {
 namespace {
@@ -203,64 +200,13 @@ Result<NpyHeader> parse_npy_header(std::span<const uint8_t> bytes, uint64_t file
   return h;
 }
 
-namespace {
+// What --input reads instead of something that is not a regular file.
+constexpr const char* kNpyHint = "--input needs .npy files written by numpy.save";
 
-// Owns a descriptor of a regular file opened for reading.
-class RegularFile {
- public:
-  ~RegularFile() {
-    if (fd_ >= 0) close(fd_);
-  }
-  // Refuses what is not a regular file before opening it (a device is never
-  // opened), then opens without blocking and checks the same again on the
-  // descriptor (the path may have been swapped in between).
-  Status open_for_reading(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0)
-      return bad_file(path, std::string("cannot be opened (") + std::strerror(errno) +
-                                "; does it exist, and is it readable?)");
-    OMNIB_RETURN_IF_ERROR(check_regular(path, st));
-    fd_ = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd_ < 0) return bad_file(path, std::string("cannot be opened (") + std::strerror(errno) + ")");
-    if (fstat(fd_, &st) != 0) return bad_file(path, std::string("cannot be read (") + std::strerror(errno) + ")");
-    OMNIB_RETURN_IF_ERROR(check_regular(path, st));
-    size_ = static_cast<uint64_t>(st.st_size);
-    return Status::ok();
-  }
-  uint64_t size() const { return size_; }
-  // Reads up to n bytes at `offset`; fewer only at the end of the file.
-  Result<size_t> read_at(uint64_t offset, void* out, size_t n) const {
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t got = pread(fd_, static_cast<char*>(out) + done, n - done, static_cast<off_t>(offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) return internal_error(std::string("reading: ") + std::strerror(errno));
-      if (got == 0) break;
-      done += static_cast<size_t>(got);
-    }
-    return done;
-  }
-
- private:
-  static Status check_regular(const std::string& path, const struct stat& st) {
-    if (S_ISREG(st.st_mode)) return Status::ok();
-    const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "a device";
-    return bad_file(path, std::string("is ") + kind + ", not a regular file: --input needs .npy files written by "
-                                                      "numpy.save");
-  }
-
-  int fd_ = -1;
-  uint64_t size_ = 0;
-};
-
-}  // namespace
 
 Result<NpyHeader> read_npy_header(const std::string& path, DType dtype) {
   RegularFile f;
-  OMNIB_RETURN_IF_ERROR(f.open_for_reading(path));
+  OMNIB_RETURN_IF_ERROR(f.open_for_reading(path, kNpyHint));
   std::vector<uint8_t> head(static_cast<size_t>(std::min(f.size(), kNpyMaxPrefixBytes + kNpyMaxHeaderBytes)));
   auto got = f.read_at(0, head.data(), head.size());
   if (!got.is_ok()) return bad_file(path, got.status().message());
@@ -271,7 +217,7 @@ Result<NpyHeader> read_npy_header(const std::string& path, DType dtype) {
 Status read_npy_elements(const std::string& path, const NpyHeader& header,
                          const std::function<void(uint64_t, const uint32_t*, size_t)>& consume) {
   RegularFile f;
-  OMNIB_RETURN_IF_ERROR(f.open_for_reading(path));
+  OMNIB_RETURN_IF_ERROR(f.open_for_reading(path, kNpyHint));
   const std::string changed = "is shorter than its header says (was it changed while running?)";
   if (f.size() < header.data_offset || (f.size() - header.data_offset) / kElementBytes < header.count)
     return bad_file(path, changed);
