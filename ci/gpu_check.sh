@@ -6,7 +6,8 @@
 # Build here with CUDA (the default when nvcc is present), bundle the shared
 # libraries the GPU machine lacks, then run this there from the repository
 # root with the build and the bundle carried along:
-#   ci/setup.sh && ../shared/device/bundle-libs.sh build/omni-bench build/omnib-microbench \
+#   ci/setup.sh && cmake --build build --target omnib_tests omnib-microbench &&
+#     ../shared/device/bundle-libs.sh build/omni-bench build/omnib-microbench \
 #       build/tests/omnib_tests .device-libs
 #   (GPU machine) LD_LIBRARY_PATH=$PWD/.device-libs ci/gpu_check.sh "$OUT"
 # Results land in the folder given (default gpu-results/): summary.txt, one log

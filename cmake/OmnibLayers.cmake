@@ -33,18 +33,22 @@ function(omnib_add_layer name)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
-# omnib_add_program(<name> FOLDER <dir> SOURCES <file>... [DEPENDS <target>...])
+# omnib_add_program(<name> [EXCLUDE_FROM_ALL] FOLDER <dir> SOURCES <file>... [DEPENDS <target>...])
 #
 # A program at the top of the house, built from sources of one folder (names
 # relative to it). ci/check_layers.py reads these calls like the layers':
 # the folder's files may include headers of the layers named, and below.
 function(omnib_add_program name)
-  cmake_parse_arguments(P "" "FOLDER" "SOURCES;DEPENDS" ${ARGN})
+  cmake_parse_arguments(P "EXCLUDE_FROM_ALL" "FOLDER" "SOURCES;DEPENDS" ${ARGN})
   set(sources "")
   foreach(s IN LISTS P_SOURCES)
     list(APPEND sources ${PROJECT_SOURCE_DIR}/${P_FOLDER}/${s})
   endforeach()
-  add_executable(${name} ${sources})
+  if(P_EXCLUDE_FROM_ALL)
+    add_executable(${name} EXCLUDE_FROM_ALL ${sources})
+  else()
+    add_executable(${name} ${sources})
+  endif()
   target_link_libraries(${name} PRIVATE ${P_DEPENDS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 endfunction()

@@ -15,15 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A loopback port nothing listens on right now (-1 if none could be had).
-int free_port() {
-  auto listener = listen_on({"127.0.0.1", 0});
-  if (!listener.is_ok()) return -1;
-  const int port = local_address(listener.value()).value().port;
-  close(listener.value());
-  return port;
-}
-
 pid_t start_rank(int rank, int world, int port, const std::vector<std::string>& args,
                  const std::vector<std::string>& env, const std::string& stderr_path) {
   pid_t pid = fork();
@@ -58,9 +49,17 @@ int wait_until(pid_t pid, Clock::time_point deadline) {
 
 }  // namespace
 
+int free_loopback_port() {
+  auto listener = listen_on({"127.0.0.1", 0});
+  if (!listener.is_ok()) return -1;
+  const int port = local_address(listener.value()).value().port;
+  close(listener.value());
+  return port;
+}
+
 StartedRanks start_ranks(const std::vector<std::string>& args, int world, const std::vector<std::string>& env,
                          const std::vector<std::string>& stderr_paths, int held_back) {
-  StartedRanks ranks{args, env, stderr_paths, free_port(), std::vector<pid_t>(static_cast<size_t>(world), -1)};
+  StartedRanks ranks{args, env, stderr_paths, free_loopback_port(), std::vector<pid_t>(static_cast<size_t>(world), -1)};
   if (ranks.port < 0) {
     ADD_FAILURE() << "no free loopback port";
     ranks.pids.clear();

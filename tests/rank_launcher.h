@@ -35,6 +35,9 @@ struct StartedRanks {
   std::vector<pid_t> pids;                // -1: not started yet
 };
 
+// A loopback port nothing listens on right now (-1 if none could be had).
+int free_loopback_port();
+
 // Starts every rank of `world` on a free loopback port, except `held_back`
 // (start it later with start_held_rank).
 StartedRanks start_ranks(const std::vector<std::string>& args, int world, const std::vector<std::string>& env = {},

@@ -16,6 +16,7 @@
 #include "tools/allreduce/allreduce_command.h"
 #include "tools/build_info.h"
 #include "tools/git_revision.h"
+#include "tools/introduction.h"
 #include "tools/compare/compare_command.h"
 #include "tools/common/option_values.h"
 #include "tools/net/net_command.h"
@@ -49,9 +50,14 @@ void report_internal_error(const char* what) {
 }
 
 // Parses argv into `app`: the exit code to end with now (0 after --help or
-// --version, 2 for a parse error or a value that means nothing), or nullopt
-// to run the command.
+// --version, or with no arguments at all, after the introduction; 2 for a
+// parse error or a value that means nothing), or nullopt to run the command.
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  // No arguments: someone new to it. Say what it is and where to start.
+  if (argc <= 1) {
+    print_introduction(app, stdout);
+    return 0;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,9 @@
 // into the working directory and exits 1. A rank stopped by the launcher's
 // SIGTERM would then leave a file behind and report a failure (Ctrl-C would
 // end in 1, not 130), and a crash would no longer show as a signal.
+// omni-bench opens libfabric only when it is first used, and keeps the
+// handlers it had across that (engine/transport/fabric_library.cc); this is
+// for anything that still links those libraries at start.
 #pragma once
 
 namespace omnib {

@@ -69,7 +69,9 @@ nlohmann::json build_environment() {
   j["backends"] = backends;
 #if OMNIB_WITH_LIBFABRIC
   // What --transport fabric could use here (docs/transports.md).
-  j["libfabric"] = {{"version", libfabric_version()},
+  // A host without libfabric runs everything else: its version is then null.
+  const std::string fabric_version = libfabric_version();
+  j["libfabric"] = {{"version", fabric_version.empty() ? nlohmann::json(nullptr) : nlohmann::json(fabric_version)},
                     {"providers", offered_providers()},
                     {"usable_providers", usable_providers()}};
 #else

@@ -1,5 +1,7 @@
 #include "engine/transport/fabric/fabric_provider.h"
 
+#include "engine/transport/fabric/fabric_library.h"
+
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
@@ -79,6 +81,7 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 std::vector<std::string> provider_names(const fi_info* hints) {
+  if (!fabric_library_problem().empty()) return {};
   set_provider_defaults();
   fi_info* list = nullptr;
   std::vector<std::string> names;
@@ -126,6 +129,7 @@ std::string canonical_provider(const std::string& requested) {
 }
 
 Result<FiInfoPtr> find_fabric(const std::string& requested, const std::string& bind_host) {
+  if (!fabric_library_problem().empty()) return unavailable_error("--transport fabric: " + fabric_library_problem());
   const std::string provider = canonical_provider(requested);
   FiInfoPtr hints = our_hints(provider);
   fi_info* list = nullptr;
@@ -156,6 +160,7 @@ Result<std::string> resolve_fabric_provider(const std::string& requested) {
 }
 
 std::string libfabric_version() {
+  if (!fabric_library_problem().empty()) return "";
   set_provider_defaults();
   const uint32_t v = fi_version();
   return std::to_string(FI_MAJOR(v)) + "." + std::to_string(FI_MINOR(v));
@@ -164,6 +169,7 @@ std::string libfabric_version() {
 std::vector<std::string> offered_providers() { return provider_names(nullptr); }
 
 std::vector<std::string> usable_providers() {
+  if (!fabric_library_problem().empty()) return {};
   FiInfoPtr hints = our_hints("");
   return provider_names(hints.get());
 }

@@ -39,7 +39,8 @@ Result<FiInfoPtr> find_fabric(const std::string& requested, const std::string& b
 // find_fabric's answer): what a run's configuration records.
 Result<std::string> resolve_fabric_provider(const std::string& requested);
 
-// libfabric's version at run time ("1.17.0").
+// libfabric's version at run time ("1.17"); "" when it cannot be loaded
+// (fabric_library.h).
 std::string libfabric_version();
 // Every provider fi_getinfo lists on this host, and those of them that
 // omni-bench can use (see above), each in fi_getinfo's order, once.
