@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgloo-dev libfabric-dev libfabric-bin rdma-core libibverbs-dev libuv1-dev libssl-dev
   iproute2 python3 python3-matplotlib
@@ -55,5 +55,10 @@ else
   echo "setup: all ${#packages[@]} packages are installed"
 fi
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+# Through ccache, with paths taken relative to the checkout: the CI gate's
+# build of the base revision (ci/gate_base.sh) then reuses every object
+# whose source the change left alone.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;ccache" \
+  "-DCMAKE_CUDA_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;ccache" "$@"
 cmake --build build -j "$(nproc)" --target omni-bench

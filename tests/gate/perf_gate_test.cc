@@ -23,10 +23,12 @@ const std::string kScript = std::string(OMNIB_SOURCE_DIR) + "/ci/perf_gate.sh";
 const std::string kBaselineFile = std::string(OMNIB_SOURCE_DIR) + "/results/ci-baseline.json";
 constexpr int kPairs = 8;
 
-// At density 0.01 the engine became about twice as fast after the file was
-// made: a candidate 1.5x slower than today's base still reads there as an
-// improvement on the file. (At density 0.1 the gain since was smaller, and
-// the file may or may not catch it: not asserted.)
+// At density 0.01 the engine became faster after the file was made: a
+// candidate 1.5x slower than today's base reads there as no worse than the
+// file (its speedup within the file's 25% tolerance: 0.99x of the file's in
+// one CI run), while the A/B gate fails it. (At density 0.1
+// the gain since was smaller, and the file may or may not catch it: not
+// asserted.)
 TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
   const std::string work = temp_path("ab");
   auto gate = run_binary("/bin/bash", {kScript},
@@ -55,7 +57,6 @@ TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
         c["configuration"]["density"].get<double>() != 0.01)
       continue;
     ++headlines;
-    EXPECT_GT(c["current"].get<double>(), c["baseline"].get<double>()) << c.dump();
     EXPECT_NE(c["verdict"], "REGRESSION") << c.dump();
   }
   EXPECT_EQ(headlines, 1) << file.out;

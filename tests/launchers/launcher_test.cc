@@ -95,6 +95,9 @@ TEST_P(LaunchedBy, RanksThatCannotSeeTheirRankAreCaught) {
 TEST_P(LaunchedBy, AJobWithoutTheTokenIsCaught) {
   LaunchSpec spec = GetParam().spec();
   spec.export_token = false;
+  // Unset in the ranks: an empty token is refused outright (exit 2), which
+  // would hide whether the job runs unauthenticated.
+  spec.withheld = {"OMNIB_JOB_TOKEN"};
   expect_caught(spec, GetParam().name, "not authenticated");
 }
 
