@@ -6,7 +6,7 @@
 // (ctest -L gate runs them alone, -LE gate leaves them out).
 #include <gtest/gtest.h>
 
-#include "tests/cli_runner.h"
+#include "tests/support/cli_runner.h"
 
 namespace omnib {
 namespace {

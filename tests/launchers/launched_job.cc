@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "engine/auth/job_token.h"
-#include "tests/rank_launcher.h"
+#include "tests/support/rank_launcher.h"
 
 namespace omnib::testing {
 namespace {

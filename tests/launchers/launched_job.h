@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cli_runner.h"
+#include "tests/support/cli_runner.h"
 
 namespace omnib::testing {
 

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "tests/sabotage/sabotage_collectives.h"
-#include "tools/cli_main.h"
+#include "tools/cli/cli_main.h"
 
 int main(int argc, char** argv) {
   omnib::Status s = omnib::sabotage::install();

@@ -2,10 +2,10 @@
 // tensors for 45 s, every call checked, and no process may grow: resident
 // memory within kRssGrowthAllowance (2 MiB), threads and descriptors the same
 // at the end as at the first timed call. That the check catches leaks is
-// shown in tests/duration_e2e_test.cc (SoakCheckCatches).
+// shown in tests/e2e/duration_e2e_test.cc (SoakCheckCatches).
 #include <gtest/gtest.h>
 
-#include "tests/soak_check.h"
+#include "tests/support/soak_check.h"
 
 namespace omnib {
 namespace {

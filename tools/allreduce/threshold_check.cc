@@ -6,17 +6,16 @@
 namespace omnib {
 namespace {
 
-std::string row_name(const ResultRecord& r) {
-  return r.config.label() + " " + r.algo;
-}
+std::string row_name(const ResultRecord& r) { return r.config.label() + " " + r.algo; }
 
 }  // namespace
 
 void bind_threshold_options(CLI::App& cmd, ThresholdOptions& t) {
-  cmd.add_option("--min-busbw", t.min_busbw_GBps,
-                 "health check: exit 5 if any result's busbw (GB/s) is below this");
+  cmd.add_option("--min-busbw", t.min_busbw_GBps, "health check: exit 5 if any result's busbw (GB/s) is below this")
+      ->group("Thresholds (exit 5 when missed)");
   cmd.add_option("--min-speedup", t.min_speedup,
-                 "health check: exit 5 if omni's speedup over any other algorithm is below this");
+                 "health check: exit 5 if omni's speedup over any other algorithm is below this")
+      ->group("Thresholds (exit 5 when missed)");
 }
 
 Status validate_threshold_options(const ThresholdOptions& t, const std::vector<std::string>& algos) {
@@ -50,9 +49,8 @@ void ThresholdCheck::add_group(const std::vector<ResultRecord>& group) {
     }
   }
   if (t_.min_speedup <= 0) return;
-  const auto subject = std::find_if(group.begin(), group.end(), [](const ResultRecord& r) {
-    return r.algo == kThresholdSubject;
-  });
+  const auto subject =
+      std::find_if(group.begin(), group.end(), [](const ResultRecord& r) { return r.algo == kThresholdSubject; });
   if (subject == group.end()) return;
   ++rows_checked_;
   // A health check must not pass on nothing: no comparison counts as a miss.

@@ -85,6 +85,87 @@ int RunVerdict::code(bool interrupted) const {
   return interrupted ? 130 : 0;
 }
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The started ranks until every one has ended: what each ended with, and
+// when the launcher stops waiting for the others (a failure gives the
+// survivors plan.grace; an interrupt, 3 s after SIGTERM; then SIGKILL).
+class RankWatch {
+ public:
+  RankWatch(std::vector<pid_t> pids, TcpStoreServer& server, Clock::duration grace)
+      : pids_(std::move(pids)), server_(server), grace_(grace) {
+    for (pid_t p : pids_) running_ += p > 0;
+  }
+
+  // The ranks already started wait for one that never comes: end them now.
+  void spawn_failed() {
+    server_.post_abort(static_cast<int>(pids_.size()) - 1, "could not be started");
+    kill_at_ = Clock::now() + grace_;
+  }
+
+  // Waits until every rank has ended; returns the run's verdict.
+  const RunVerdict& wait_all() {
+    while (running_ > 0) {
+      int status = 0;
+      const pid_t pid = waitpid(-1, &status, WNOHANG);
+      if (pid > 0) {
+        ended(pid, status);
+        continue;
+      }
+      escalate();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return verdict_;
+  }
+
+ private:
+  void ended(pid_t pid, int status) {
+    auto it = std::find(pids_.begin(), pids_.end(), pid);
+    if (it == pids_.end()) return;
+    const int rank = static_cast<int>(it - pids_.begin());
+    *it = -1;
+    --running_;
+    verdict_.add(status, killing_);
+    const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    if (!failed || killing_) return;
+    // A crashed rank says nothing itself.
+    if (WIFSIGNALED(status)) std::fprintf(stderr, "omni-bench: rank %d %s\n", rank, describe_exit(status).c_str());
+    // Ranks waiting in the store learn it at once, not after -T.
+    server_.post_abort(rank, describe_exit(status));
+    kill_at_ = std::min(kill_at_, Clock::now() + grace_);
+  }
+
+  void signal_all(int sig) {
+    for (pid_t p : pids_)
+      if (p > 0) kill(p, sig);
+  }
+
+  void escalate() {
+    if (g_interrupted && !killing_) {
+      signal_all(SIGTERM);
+      kill_at_ = std::min(kill_at_, Clock::now() + std::chrono::seconds(3));
+      killing_ = true;
+    }
+    if (Clock::now() >= kill_at_) {
+      killing_ = true;
+      signal_all(SIGKILL);
+      kill_at_ = Clock::time_point::max();
+    }
+  }
+
+  std::vector<pid_t> pids_;
+  TcpStoreServer& server_;
+  const Clock::duration grace_;
+  int running_ = 0;
+  RunVerdict verdict_;
+  bool killing_ = false;  // from here on, ranks die by our signals
+  Clock::time_point kill_at_ = Clock::time_point::max();
+};
+
+}  // namespace
+
 int launch_local(const LocalLaunchPlan& plan) {
   auto token = JobToken::random();
   if (!token.is_ok()) return fail(token.status());
@@ -97,64 +178,20 @@ int launch_local(const LocalLaunchPlan& plan) {
 
   struct sigaction sa {};
   sa.sa_handler = on_interrupt;
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
 
   std::vector<pid_t> pids;
-  int running = 0;
-  for (int r = 0; r < plan.world && (pids.empty() || pids.back() > 0); ++r) {
-    pids.push_back(spawn_rank(plan, r, job));
-    running += pids.back() > 0;
-  }
+  for (int r = 0; r < plan.world && (pids.empty() || pids.back() > 0); ++r) pids.push_back(spawn_rank(plan, r, job));
   const bool spawn_failed = pids.back() < 0;
-
-  RunVerdict verdict;
-  bool killing = false;  // from here on, ranks die by our signals
-  auto kill_at = std::chrono::steady_clock::time_point::max();
-  if (spawn_failed) {
-    // The ranks already started wait for one that never comes: end them now.
-    server.value()->post_abort(static_cast<int>(pids.size()) - 1, "could not be started");
-    kill_at = std::chrono::steady_clock::now() + plan.grace;
-  }
-  while (running > 0) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      auto it = std::find(pids.begin(), pids.end(), pid);
-      if (it == pids.end()) continue;
-      const int rank = static_cast<int>(it - pids.begin());
-      *it = -1;
-      --running;
-      verdict.add(status, killing);
-      const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if (failed && !killing) {
-        // A crashed rank says nothing itself.
-        if (WIFSIGNALED(status)) std::fprintf(stderr, "omni-bench: rank %d %s\n", rank, describe_exit(status).c_str());
-        // Ranks waiting in the store learn it at once, not after -T.
-        server.value()->post_abort(rank, describe_exit(status));
-        kill_at = std::min(kill_at, std::chrono::steady_clock::now() + plan.grace);
-      }
-      continue;
-    }
-    if (g_interrupted && !killing) {
-      for (pid_t p : pids)
-        if (p > 0) kill(p, SIGTERM);
-      kill_at = std::min(kill_at, std::chrono::steady_clock::now() + std::chrono::seconds(3));
-      killing = true;
-    }
-    if (std::chrono::steady_clock::now() >= kill_at) {
-      killing = true;
-      for (pid_t p : pids)
-        if (p > 0) kill(p, SIGKILL);
-      kill_at = std::chrono::steady_clock::time_point::max();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  RankWatch watch(std::move(pids), *server.value(), plan.grace);
+  if (spawn_failed) watch.spawn_failed();
+  const int code = watch.wait_all().code(g_interrupted != 0);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
-  if (spawn_failed) return exit_code(Code::kInternal);
-  return verdict.code(g_interrupted != 0);
+  return spawn_failed ? exit_code(Code::kInternal) : code;
 }
 
 }  // namespace omnib

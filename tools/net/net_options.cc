@@ -8,15 +8,18 @@ void bind_net_options(CLI::App& cmd, NetOptions& o) {
   cmd.add_option("--net", o.mode_text,
                  "loopback, or emulate: each rank in its own network namespace behind a shaped link "
                  "(needs root; docs/emulation.md)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group("Network");
   o.rate_option = cmd.add_option("--link-rate", o.link_rate_text,
                                  "with --net emulate: rate of every link, each direction, tc-style (100mbit, 1gbit, "
                                  "2.5gbit)")
-                      ->capture_default_str();
+                      ->capture_default_str()
+                      ->group("Network");
   o.delay_option = cmd.add_option("--link-delay", o.link_delay_text,
                                   "with --net emulate: one-way delay of every link, each direction (0, 5us, 50us, "
                                   "1ms; needs sch_netem)")
-                       ->capture_default_str();
+                       ->capture_default_str()
+                       ->group("Network");
 }
 
 Status validate_net_options(NetOptions& o, int world) {
@@ -33,12 +36,13 @@ Status validate_net_options(NetOptions& o, int world) {
   if (!delay.is_ok()) return delay.status();
   o.link.rate_bps = rate.value();
   o.link.delay = delay.value();
-  const bool shape_given = (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
+  const bool shape_given =
+      (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
   if (!o.emulate && shape_given)
     return usage_error("--link-rate and --link-delay shape emulated links: add --net emulate (loopback is not shaped)");
   if (o.emulate && world > kMaxEmulatedRanks)
-    return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) + " ranks, but --nodes plus " +
-                       "--aggregators is " + std::to_string(world) + ": use fewer");
+    return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) +
+                       " ranks, but --nodes plus " + "--aggregators is " + std::to_string(world) + ": use fewer");
   return Status::ok();
 }
 

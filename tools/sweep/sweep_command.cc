@@ -11,10 +11,10 @@
 #include <set>
 
 #include "tools/allreduce/allreduce_options.h"
-#include "tools/compare/result_file.h"
-#include "tools/record/environment_info.h"
-#include "tools/process/child_process.h"
 #include "tools/common/atomic_file.h"
+#include "tools/compare/result_file.h"
+#include "tools/process/child_process.h"
+#include "tools/record/environment_info.h"
 #include "tools/report/json_reporter.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"
@@ -46,7 +46,8 @@ class StopSignals {
   }
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 int usage(const std::string& message) {
@@ -80,8 +81,8 @@ class PartFile {
     const char* tmpdir = std::getenv("TMPDIR");
     std::string folder = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/omni-bench-sweep.XXXXXX";
     if (!mkdtemp(folder.data()))
-      return usage_error("cannot make a temporary folder '" + folder + "' for the points' results: " +
-                         std::strerror(errno) + " (set TMPDIR to a writable folder)");
+      return usage_error("cannot make a temporary folder '" + folder +
+                         "' for the points' results: " + std::strerror(errno) + " (set TMPDIR to a writable folder)");
     folder_ = folder;
     path_ = folder_ + "/part." + pid + ".json";
     return Status::ok();
@@ -123,11 +124,19 @@ Result<SweepLists> lists_of(const SweepOptions& o) {
 }
 
 nlohmann::json configuration_of(const SweepLists& l) {
-  return {{"densities", l.densities}, {"block_sizes", l.block_sizes}, {"nodes", l.nodes},
-          {"aggregators", l.aggregators}, {"overlaps", l.overlaps},   {"workloads", l.workloads},
-          {"datatypes", l.datatypes},   {"encodings", l.encodings},
-          {"link_rates", l.link_rates}, {"net", l.emulate ? "emulate" : "loopback"},
-          {"algos", l.algos},           {"size_options", l.size_args}, {"allreduce_options", l.passthrough}};
+  return {{"densities", l.densities},
+          {"block_sizes", l.block_sizes},
+          {"nodes", l.nodes},
+          {"aggregators", l.aggregators},
+          {"overlaps", l.overlaps},
+          {"workloads", l.workloads},
+          {"datatypes", l.datatypes},
+          {"encodings", l.encodings},
+          {"link_rates", l.link_rates},
+          {"net", l.emulate ? "emulate" : "loopback"},
+          {"algos", l.algos},
+          {"size_options", l.size_args},
+          {"allreduce_options", l.passthrough}};
 }
 
 // Runs one point's allreduce into `part`; returns its exit code.
@@ -150,7 +159,8 @@ int run_point(const SweepPoint& p, const std::string& part) {
 // reader refuses it.
 Result<std::vector<ResultRecord>> starting_records(const SweepOptions& o, OutputKind kind) {
   if (kind == OutputKind::kFile && !o.resume && !o.force)
-    return usage_error("'" + o.json_path + "' already exists: pass --resume to continue it, --force to replace it, "
+    return usage_error("'" + o.json_path +
+                       "' already exists: pass --resume to continue it, --force to replace it, "
                        "or choose another file");
   if (!o.resume || kind == OutputKind::kNew) return std::vector<ResultRecord>{};
   auto file = load_result_file(o.json_path);
@@ -184,6 +194,23 @@ int finish_sweep(JsonReporter& report, size_t finished, const std::string& path,
   }
   std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, path.c_str());
   return worst;
+}
+
+// Every point is planned before any runs: a point allreduce would refuse
+// stops the sweep here, not half-way; a sweep too large to plan stops before
+// planning. Resuming drops the points `existing` has finished, and the
+// records of --duration checkpoints (they run again).
+Result<std::vector<SweepPoint>> points_to_run(const SweepOptions& o, const SweepLists& lists,
+                                              std::vector<ResultRecord>& existing) {
+  OMNIB_RETURN_IF_ERROR(check_sweep_size(lists));
+  auto points = expand_sweep(lists);
+  if (!points.is_ok()) return points.status();
+  const size_t skipped = o.resume ? drop_finished(points.value(), finished_keys(existing)) : 0;
+  const size_t unfinished = drop_unfinished(existing);
+  if (skipped) std::fprintf(stderr, "omni-bench sweep: resuming, %zu configuration(s) already done\n", skipped);
+  if (unfinished)
+    std::fprintf(stderr, "omni-bench sweep: resuming, %zu record(s) of --duration checkpoints run again\n", unfinished);
+  return points;
 }
 
 }  // namespace
@@ -223,20 +250,10 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   auto kept = starting_records(o, kind.value());
   if (!kept.is_ok()) return usage(kept.status().message());
   std::vector<ResultRecord>& existing = kept.value();
-  // Every point is planned before any runs: a point allreduce would refuse
-  // stops the sweep here, not half-way; a sweep too large to plan stops
-  // before planning.
-  Status sized = check_sweep_size(lists.value());
-  if (!sized.is_ok()) return usage(sized.message());
-  auto points = expand_sweep(lists.value());
+  auto points = points_to_run(o, lists.value(), existing);
   if (!points.is_ok()) return usage(points.status().message());
-  const size_t skipped = o.resume ? drop_finished(points.value(), finished_keys(existing)) : 0;
-  const size_t unfinished = drop_unfinished(existing);
   size_t total = 0;
   for (const auto& p : points.value()) total += p.todo.size();
-  if (skipped) std::fprintf(stderr, "omni-bench sweep: resuming, %zu configuration(s) already done\n", skipped);
-  if (unfinished)
-    std::fprintf(stderr, "omni-bench sweep: resuming, %zu record(s) of --duration checkpoints run again\n", unfinished);
 
   RunContext context;
   for (const auto& a : argv) context.command_line += (context.command_line.empty() ? "" : " ") + a;
@@ -252,8 +269,8 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   s = part_file.place(o.json_path, kind.value());
   if (!s.is_ok()) return failure(s);
   const std::string& part = part_file.path();
-  size_t done = 0;       // configurations attempted (the progress bar)
-  size_t finished = 0;   // configurations whose records came back
+  size_t done = 0;      // configurations attempted (the progress bar)
+  size_t finished = 0;  // configurations whose records came back
   int worst = 0;
   for (const auto& p : points.value()) {
     if (g_stop_signal) break;

@@ -1,0 +1,178 @@
+// The honest headline: every record's speedup over the fastest dense
+// algorithm of its configuration (vs_best_dense), in the records, the JSON,
+// the table's `vs dense` column and its summary line, and in a real run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/build_features.h"
+#include "tests/support/e2e_fixture.h"
+#include "tools/allreduce/allreduce_options.h"
+#include "tools/record/result_record.h"
+#include "tools/report/table_reporter.h"
+
+namespace omnib {
+namespace {
+
+using nlohmann::json;
+
+ResultRecord record(const std::string& algo, bool dense, double median_us, uint64_t size = 4u << 20) {
+  ResultRecord r;
+  r.algo = algo;
+  r.dense = dense;
+  r.config.size_bytes = size;
+  r.time_us.median = median_us;
+  r.runs = {RunSummary{median_us, 0, std::nullopt}};
+  r.checked = true;
+  r.correct = true;
+  return r;
+}
+
+ResultRecord skipped(const std::string& algo, bool dense) {
+  ResultRecord r = record(algo, dense, 0);
+  r.skipped = true;
+  r.skip_reason = "not here";
+  return r;
+}
+
+// omni 100 us, ps 300, ring 200 (the fastest dense), allgather 80 (sparse,
+// faster than any dense: never the best dense), gloo skipped.
+std::vector<ResultRecord> group(uint64_t size = 4u << 20, double omni_us = 100) {
+  std::vector<ResultRecord> g = {record("omni", false, omni_us, size), record("ps", true, 300, size),
+                                 record("ring", true, 200, size), record("allgather", false, 80, size),
+                                 skipped("gloo-ring-chunked", true)};
+  compute_speedups(g);
+  return g;
+}
+
+TEST(BestDense, EveryRecordAgainstTheFastestDenseOfItsGroup) {
+  const auto g = group();
+  const std::vector<double> want = {2.0, 200.0 / 300, 1.0, 2.5};
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE(g[i].algo);
+    ASSERT_TRUE(g[i].vs_best_dense.has_value());
+    EXPECT_EQ(g[i].vs_best_dense->algo, "ring");
+    EXPECT_DOUBLE_EQ(g[i].vs_best_dense->speedup, want[i]);
+  }
+  EXPECT_FALSE(g[4].vs_best_dense.has_value());  // skipped
+  // Without a dense algorithm there is no best dense.
+  std::vector<ResultRecord> sparse_only = {record("omni", false, 100), record("allgather", false, 80)};
+  compute_speedups(sparse_only);
+  EXPECT_FALSE(sparse_only[0].vs_best_dense.has_value());
+}
+
+TEST(BestDense, JsonCarriesDenseAndVsBestDense) {
+  const auto g = group();
+  const json omni = to_json(g[0]);
+  EXPECT_EQ(omni["dense"], false);
+  EXPECT_EQ(omni["vs_best_dense"]["algo"], "ring");
+  EXPECT_DOUBLE_EQ(omni["vs_best_dense"]["speedup"].get<double>(), 2.0);
+  EXPECT_EQ(to_json(g[1])["dense"], true);
+  EXPECT_EQ(to_json(g[4])["dense"], true);  // skipped records say it too
+
+  std::vector<std::string> defaulted;
+  auto back = record_from_json(omni, kSchemaVersion, &defaulted);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_FALSE(back.value().dense);
+  ASSERT_TRUE(back.value().vs_best_dense.has_value());
+  EXPECT_EQ(back.value().vs_best_dense->algo, "ring");
+  EXPECT_TRUE(defaulted.empty());
+
+  // A record written before "dense" existed takes it from the registry.
+  json old = to_json(g[1]);
+  old.erase("dense");
+  old.erase("vs_best_dense");
+  back = record_from_json(old, kSchemaVersion, &defaulted);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_TRUE(back.value().dense);  // ps
+  EXPECT_EQ(defaulted, std::vector<std::string>{"dense"});
+  old["vs_best_dense"] = {{"algo", 3}};
+  EXPECT_FALSE(record_from_json(old, kSchemaVersion, nullptr).is_ok());
+}
+
+// The table of `groups`, as printed.
+std::string table_of(const std::vector<std::vector<ResultRecord>>& groups) {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* f = open_memstream(&buf, &len);
+  {
+    TableReporter t(f);
+    RunContext ctx;
+    ctx.environment = json::object();
+    ctx.configuration = {{"algos", {"omni", "ps", "ring", "allgather", "gloo-ring-chunked"}}};
+    EXPECT_TRUE(t.begin(ctx).is_ok());
+    for (const auto& g : groups) EXPECT_TRUE(t.add_group(g).is_ok());
+    EXPECT_TRUE(t.finish().is_ok());
+  }
+  std::fclose(f);
+  std::string out(buf, len);
+  std::free(buf);
+  return out;
+}
+
+TEST(BestDense, TableShowsTheColumnTheBestDenseAndTheHeadline) {
+  const std::string one = table_of({group()});
+  EXPECT_NE(one.find("vs dense"), std::string::npos) << one;
+  EXPECT_NE(one.find("#   best dense: ring (200.0 us)"), std::string::npos) << one;
+  EXPECT_NE(one.find("# omni vs best dense   : 2.00x (ring)"), std::string::npos) << one;
+  // The omni row: speedup column "-" (it is the first), vs dense 2.00x.
+  const size_t row = one.find(" omni ");
+  ASSERT_NE(row, std::string::npos);
+  const std::string omni_row = one.substr(row, one.find('\n', row) - row);
+  EXPECT_NE(omni_row.find("-    2.00x"), std::string::npos) << omni_row;
+
+  const std::string two = table_of({group(1u << 20, 250), group(4u << 20, 100)});
+  EXPECT_NE(two.find("# omni vs best dense   : 0.80x to 2.00x over 2 sizes (lowest: 0.80x vs ring at 1M)"),
+            std::string::npos)
+      << two;
+}
+
+// A real run: every record says whether it is dense, and its vs_best_dense
+// matches the records' own medians.
+TEST(BestDenseEndToEnd, RecordsAndTableAgree) {
+  const json doc = testing::run_allreduce_ok(
+      {"--algo", "omni,ps,ring,allgather", "--nodes", "3", "-b", "1M", "-e", "1M", "--density", "0.05"});
+  testing::expect_all_rows_correct(doc, 4);
+  std::string best;
+  double best_us = 0;
+  for (const auto& r : doc["results"]) {
+    EXPECT_EQ(r["dense"], r["algo"] == "ps" || r["algo"] == "ring") << r["algo"];
+    const double t = r["time_us"]["median"].get<double>();
+    if (r["dense"].get<bool>() && (best.empty() || t < best_us)) {
+      best = r["algo"];
+      best_us = t;
+    }
+  }
+  for (const auto& r : doc["results"]) {
+    ASSERT_TRUE(r["vs_best_dense"].is_object()) << r.dump();
+    EXPECT_EQ(r["vs_best_dense"]["algo"], best);
+    EXPECT_DOUBLE_EQ(r["vs_best_dense"]["speedup"].get<double>(), best_us / r["time_us"]["median"].get<double>());
+  }
+}
+
+// Without --algo the run measures the strongest dense baselines this build
+// has for the device, says so in the JSON, and none of them is skipped.
+TEST(DefaultAlgorithms, IncludeTheStrongestDenseBaselinesOfThisBuild) {
+  std::vector<std::string> cpu = {"omni", "ps", "ring"};
+  if (OMNIB_WITH_GLOO) cpu.push_back("gloo-ring-chunked");
+  cpu.push_back("allgather");
+  EXPECT_EQ(default_algos(DeviceKind::kCpu), cpu);
+  std::vector<std::string> cuda = {"omni", "ps"};
+  if (OMNIB_WITH_NCCL) cuda.push_back("nccl");
+  EXPECT_EQ(default_algos(DeviceKind::kCuda), cuda);
+
+  const json doc = testing::run_allreduce_ok({"--nodes", "2", "-b", "64K", "-e", "64K", "--density", "0.1"});
+  ASSERT_TRUE(doc.contains("configuration"));
+  EXPECT_EQ(doc["configuration"]["algos"], json(cpu));
+  EXPECT_EQ(doc["configuration"]["algos_default"], true);
+  testing::expect_all_rows_correct(doc, cpu.size());
+  // Named algorithms are not the default.
+  const json named = testing::run_allreduce_ok({"--algo", "omni,ring", "--nodes", "2", "-b", "64K", "-e", "64K"});
+  EXPECT_EQ(named["configuration"]["algos_default"], false);
+}
+
+}  // namespace
+}  // namespace omnib
