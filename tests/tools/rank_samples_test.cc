@@ -12,7 +12,7 @@ using nlohmann::json;
 RankSamples two_runs() {
   RankSamples s(2);
   s.times_us = {{10, 11, 12}, {13, 14, 15}};
-  s.cpu = {{5, 1}, {6, 2}};
+  s.cpu = {{5, 1, 2}, {6, 2, 3}};
   s.wrong = {{3, 7}};
   s.calls_checked = 8;
   s.wire = ByteCounters{1000, 0, 4, 0};
@@ -27,6 +27,7 @@ TEST(RankSamples, RoundTripThroughJson) {
   EXPECT_EQ(back.value().wire->sent, 1000u);
   EXPECT_EQ(back.value().wire->frames_sent, 4u);
   EXPECT_FALSE(back.value().link_bytes.has_value());
+  EXPECT_DOUBLE_EQ(back.value().cpu[1].wait_us, 3);
 }
 
 TEST(RankSamples, MalformedValuesAreErrorsNamingTheField) {
@@ -35,7 +36,7 @@ TEST(RankSamples, MalformedValuesAreErrorsNamingTheField) {
     json value;
   };
   for (const Bad& b : {Bad{"t", "not a list"}, Bad{"t", json::array({json::array({1, "x", 3}), json::array({1, 2, 3})})},
-                       Bad{"t", json::array({json::array({1, 2})})}, Bad{"cpu", json::array({1, 2})},
+                       Bad{"t", json::array({json::array({1, 2})})}, Bad{"cpu", json::array({1, 2})}, Bad{"cpu", json::array({json::array({1, 2}), json::array({1, 2})})},
                        Bad{"wrong", json::array({json::array({1})})}, Bad{"checked", -3},
                        Bad{"wire", json::array({1, -4})}, Bad{"link", "many"}}) {
     json j = two_runs().to_json();
@@ -67,6 +68,25 @@ TEST(RankSamples, CombineTakesTheSlowestWorkerAndUnitesWrongCalls) {
   EXPECT_DOUBLE_EQ(*r.wire_frames_total, (4 + 4 + 9) / 6.0);
   EXPECT_EQ(r.runs.size(), 2u);
   EXPECT_DOUBLE_EQ(r.runs[0].median_us, 12);
+}
+
+// Each rank's CPU wait is a share of the time the timed calls took (the
+// slowest worker's, summed): a dedicated aggregator that waited 60 us over
+// calls that took 100 us in all waited 60% of the call time.
+TEST(RankSamples, CpuWaitIsEachRanksShareOfTheCallTime) {
+  if (!cpu_wait_measured()) GTEST_SKIP() << "this kernel reports no run delays (/proc/self/task/*/schedstat)";
+  RankSamples a = two_runs(), b = two_runs();
+  b.times_us = {{20, 1, 1}, {1, 1, 30}};
+  RankSamples aggregator(2);
+  aggregator.cpu = {{100, 0, 50}, {100, 0, 10}};
+  ResultRecord r;
+  combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {a, b, aggregator}, r);
+  ASSERT_TRUE(r.cpu.has_value());
+  const double call_time = 20 + 11 + 12 + 13 + 14 + 30;
+  ASSERT_EQ(r.cpu->wait_share_per_rank.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.cpu->wait_share_per_rank[0], 5 / call_time);
+  EXPECT_DOUBLE_EQ(r.cpu->wait_share_per_rank[2], 60 / call_time);
+  EXPECT_DOUBLE_EQ(*r.cpu->wait_share_max(), 60 / call_time);
 }
 
 }  // namespace

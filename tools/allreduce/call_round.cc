@@ -1,5 +1,7 @@
 #include "tools/allreduce/call_round.h"
 
+#include <algorithm>
+
 #include <chrono>
 #include <optional>
 
@@ -43,7 +45,9 @@ Status CallRound::call(AlgoSlot& s, size_t a, SizeRun& sr, int run, bool timed, 
       {s.info->name, sr.config.size_bytes, timed, timed_call, barrier_begin, barrier_end, t0, t1}, s.samples));
   if (timed) {
     s.samples.times_us[static_cast<size_t>(run)].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    s.samples.cpu[static_cast<size_t>(run)] += cpu1 - cpu0;
+    CpuTime used = cpu1 - cpu0;
+    used.wait_us = std::max(0.0, used.wait_us);  // a thread that ended took its delay along
+    s.samples.cpu[static_cast<size_t>(run)] += used;
     if (const char* route = s.collective->last_route()) ++s.samples.routes[route];
     const auto wire_after = s.collective->wire_counters();
     if (wire_before && wire_after) {

@@ -1,7 +1,10 @@
 // CPU time of this process (every thread: the collective's lanes, its
-// transport, the kernel's network work charged to it), read with getrusage.
-// Load on the machine moves it far less than wall-clock time, so a gate can
-// judge CPU per wire byte even on a busy runner.
+// transport, the kernel's network work charged to it), read with getrusage,
+// and its CPU wait: how long its threads were runnable but not running,
+// summed over its threads (the kernel's schedstat run delay). Load on the
+// machine moves CPU time far less than wall-clock time, so a gate can judge
+// CPU per wire byte even on a busy runner; the wait says when the host, not
+// the network, set a call's time.
 #pragma once
 
 namespace omnib {
@@ -9,15 +12,20 @@ namespace omnib {
 struct CpuTime {
   double user_us = 0;
   double sys_us = 0;
+  double wait_us = 0;  // run delay over every thread; 0 where schedstat is missing
   double total_us() const { return user_us + sys_us; }
-  CpuTime operator-(const CpuTime& o) const { return {user_us - o.user_us, sys_us - o.sys_us}; }
+  CpuTime operator-(const CpuTime& o) const { return {user_us - o.user_us, sys_us - o.sys_us, wait_us - o.wait_us}; }
   CpuTime& operator+=(const CpuTime& o) {
     user_us += o.user_us;
     sys_us += o.sys_us;
+    wait_us += o.wait_us;
     return *this;
   }
 };
 
 CpuTime process_cpu_time();
+
+// Whether this kernel reports run delays (/proc/self/task/*/schedstat).
+bool cpu_wait_measured();
 
 }  // namespace omnib

@@ -27,7 +27,7 @@ Status read_pair(const json& j, const char* name, uint64_t& a, uint64_t& b) {
 
 json RankSamples::to_json() const {
   json cpu_runs = json::array();
-  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us});
+  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us, c.wait_us});
   json wrong_calls = json::array();
   for (const auto& [call, n] : wrong) wrong_calls.push_back({call, n});
   return json{{"t", times_us},
@@ -60,9 +60,9 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     return usage_error("field 'cpu': expected " + std::to_string(runs) + " runs");
   for (size_t r = 0; r < cpu.size(); ++r) {
     const json& c = cpu[r];
-    if (!c.is_array() || c.size() != 2 || !c[0].is_number() || !c[1].is_number())
-      return usage_error("field 'cpu': expected [user, system] microseconds per run");
-    s.cpu[r] = {c[0].get<double>(), c[1].get<double>()};
+    if (!c.is_array() || c.size() != 3 || !c[0].is_number() || !c[1].is_number() || !c[2].is_number())
+      return usage_error("field 'cpu': expected [user, system, wait] microseconds per run");
+    s.cpu[r] = {c[0].get<double>(), c[1].get<double>(), c[2].get<double>()};
   }
   const json& wrong = j.contains("wrong") ? j["wrong"] : json();
   if (!wrong.is_array()) return usage_error("field 'wrong': expected an array");
@@ -168,6 +168,10 @@ void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64
   CpuTime cpu_total;
   double cpu_rank_max = 0;
   std::vector<double> run_cpu(run_calls.size(), 0.0);
+  CpuUsage cpu;
+  // A rank's CPU wait as a share of the time the calls took (the slowest
+  // rank's, summed over the timed calls).
+  const double call_time_us = out.time_us.mean * calls;
   for (const RankSamples& s : ranks) {
     CpuTime rank_cpu;
     for (size_t k = 0; k < s.cpu.size() && k < run_cpu.size(); ++k) {
@@ -176,8 +180,9 @@ void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64
     }
     cpu_total += rank_cpu;
     cpu_rank_max = std::max(cpu_rank_max, rank_cpu.total_us() / calls);
+    cpu.wait_share_per_rank.push_back(call_time_us > 0 ? std::max(0.0, rank_cpu.wait_us) / call_time_us : 0.0);
   }
-  CpuUsage cpu;
+  if (!cpu_wait_measured()) cpu.wait_share_per_rank.clear();
   cpu.user_us_per_call = cpu_total.user_us / calls;
   cpu.sys_us_per_call = cpu_total.sys_us / calls;
   cpu.rank_max_us_per_call = cpu_rank_max;

@@ -1,5 +1,7 @@
 #include "tools/record/result_record.h"
 
+#include <algorithm>
+
 #include "engine/collective/collective.h"
 #include "tools/common/json_fields.h"
 #include "tools/record/time_tally.h"
@@ -63,12 +65,23 @@ Status read_runs(const json& j, std::vector<RunSummary>& runs) {
   return Status::ok();
 }
 
+}  // namespace
+
+std::optional<double> CpuUsage::wait_share_max() const {
+  if (wait_share_per_rank.empty()) return std::nullopt;
+  return *std::max_element(wait_share_per_rank.begin(), wait_share_per_rank.end());
+}
+
+namespace {
+
 json cpu_json(const std::optional<CpuUsage>& c) {
   if (!c) return nullptr;
   return json{{"user_us_per_call", c->user_us_per_call},
               {"sys_us_per_call", c->sys_us_per_call},
               {"rank_max_us_per_call", c->rank_max_us_per_call},
-              {"ns_per_wire_byte", optional_number(c->ns_per_wire_byte)}};
+              {"ns_per_wire_byte", optional_number(c->ns_per_wire_byte)},
+              {"wait_share_max", optional_number(c->wait_share_max())},
+              {"wait_share_per_rank", c->wait_share_per_rank}};
 }
 
 Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
@@ -79,6 +92,9 @@ Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
   OMNIB_RETURN_IF_ERROR(read_field(c, "sys_us_per_call", u.sys_us_per_call).with_context("cpu: "));
   OMNIB_RETURN_IF_ERROR(read_field(c, "rank_max_us_per_call", u.rank_max_us_per_call).with_context("cpu: "));
   OMNIB_RETURN_IF_ERROR(read_nullable(c, "ns_per_wire_byte", u.ns_per_wire_byte).with_context("cpu: "));
+  // Files before the CPU wait was measured have none.
+  if (c.contains("wait_share_per_rank"))
+    OMNIB_RETURN_IF_ERROR(read_field(c, "wait_share_per_rank", u.wait_share_per_rank).with_context("cpu: "));
   out = u;
   return Status::ok();
 }

@@ -40,7 +40,15 @@ struct CpuUsage {
   double sys_us_per_call = 0;   // all ranks
   double rank_max_us_per_call = 0;
   std::optional<double> ns_per_wire_byte;  // all ranks' CPU / all ranks' wire bytes
+  // Per rank: how long its threads waited for a CPU (runnable, not running;
+  // summed over threads, so it can pass 1) over the time the timed calls
+  // took. Empty where the kernel does not report run delays.
+  std::vector<double> wait_share_per_rank;
+  std::optional<double> wait_share_max() const;
 };
+
+// Past this share of a call spent waiting for a CPU, a row measured the host.
+inline constexpr double kHostBoundWaitShare = 0.10;
 
 // The fastest dense algorithm of a configuration's run, and how much faster
 // a record is than it: the honest headline of a sparse algorithm.

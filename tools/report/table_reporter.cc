@@ -133,6 +133,7 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
                    static_cast<unsigned long long>(r.wrong_elements));
     }
     if (!r.note.empty()) std::fprintf(out_, "#   %s: %s\n", r.algo.c_str(), r.note.c_str());
+    note_cpu_wait(r);
     const bool known = std::any_of(setup_us_.begin(), setup_us_.end(), [&](const auto& s) { return s.first == r.algo; });
     if (r.setup_us && !known) setup_us_.push_back({r.algo, *r.setup_us});
   }
@@ -142,6 +143,33 @@ Status TableReporter::add_group(const std::vector<ResultRecord>& group) {
     std::fprintf(out_, "#   best dense: none ran (vs dense needs a dense algorithm in --algo)\n");
   add_headline(group);
   return flushed(out_);
+}
+
+// A row whose slowest rank waited for a CPU past kHostBoundWaitShare of the
+// call time measured the host: said under the row, and the worst in the footer.
+void TableReporter::note_cpu_wait(const ResultRecord& r) {
+  const std::optional<double> share = r.cpu ? r.cpu->wait_share_max() : std::nullopt;
+  if (!share) return;
+  if (!max_wait_ || *share > max_wait_->second) max_wait_ = {r.algo + " " + format_size(r.config.size_bytes), *share};
+  if (*share > kHostBoundWaitShare)
+    std::fprintf(out_,
+                 "#   %s: HOST-BOUND: a rank's threads waited for a CPU %.0f%% of the call time (runnable, not "
+                 "running): this row measured the host, not the network\n",
+                 r.algo.c_str(), 100 * *share);
+}
+
+// "# CPU wait             : at most 3% of a call (omni 32M): the host kept up"
+void TableReporter::print_cpu_wait() {
+  if (!max_wait_) return;
+  const bool bound = max_wait_->second > kHostBoundWaitShare;
+  if (bound)
+    std::fprintf(out_,
+                 "# CPU wait             : at most %.0f%% of a call (%s): rows marked HOST-BOUND measured this "
+                 "host's CPUs, not the network\n",
+                 100 * max_wait_->second, max_wait_->first.c_str());
+  else
+    std::fprintf(out_, "# CPU wait             : at most %.0f%% of a call (%s): the host kept up (below %.0f%%)\n",
+                 100 * max_wait_->second, max_wait_->first.c_str(), 100 * kHostBoundWaitShare);
 }
 
 // "# Link set-up          : omni 12.3 ms, ring 1.1 ms (max over ranks)"
@@ -217,6 +245,7 @@ Status TableReporter::finish() {
   std::fprintf(out_, "# Avg bus bandwidth    : %.3f GB/s (dense convention)\n", rows_ ? busbw_sum_ / rows_ : 0.0);
   print_setup();
   print_headline();
+  print_cpu_wait();
   if (resources_) std::fprintf(out_, "%s\n", resources_footer(*resources_).c_str());
   return flushed(out_);
 }

@@ -49,6 +49,10 @@ class TableReporter final : public Reporter {
   // Each algorithm's set-up time (the same in every configuration of a run).
   std::vector<std::pair<std::string, double>> setup_us_;
   void print_setup();
+  // The worst CPU wait share of any row so far, and the row's name.
+  std::optional<std::pair<std::string, double>> max_wait_;
+  void note_cpu_wait(const ResultRecord& r);
+  void print_cpu_wait();
 
   std::string subject_;  // the first sparse algorithm that ran
   std::vector<Headline> headlines_;
