@@ -116,7 +116,9 @@ TEST(TcpStore, ConnectGivesUpWhenNoServer) {
   }
   auto start = Clock::now();
   auto c = TcpStoreClient::connect(addr, test_token(), milliseconds(300));
-  EXPECT_EQ(c.status().code(), Code::kTimeout);
+  // Under a parallel suite another test's store may take the freed port: it
+  // then refuses this client's token (unavailable) instead of not answering.
+  EXPECT_TRUE(c.status().code() == Code::kTimeout || c.status().code() == Code::kUnavailable) << c.status().message();
   EXPECT_LT(Clock::now() - start, milliseconds(2000));
 }
 

@@ -108,12 +108,12 @@ class Saboteur final : public Collective {
         return Status::ok();
       }
       case Fault::kDoubleCpu: {
-        const CpuTime before = process_cpu_time();
+        const CpuTime before = process_cpu_time(CpuReading::kCpuOnly);
         OMNIB_RETURN_IF_ERROR(inner_->allreduce(in, out));
-        const double used = (process_cpu_time() - before).total_us();
-        const CpuTime spin_start = process_cpu_time();
+        const double used = (process_cpu_time(CpuReading::kCpuOnly) - before).total_us();
+        const CpuTime spin_start = process_cpu_time(CpuReading::kCpuOnly);
         volatile uint64_t sink = 0;
-        while ((process_cpu_time() - spin_start).total_us() < used)
+        while ((process_cpu_time(CpuReading::kCpuOnly) - spin_start).total_us() < used)
           for (int i = 0; i < 1000; ++i) sink = sink + static_cast<uint64_t>(i);
         return Status::ok();
       }

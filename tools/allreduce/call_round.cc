@@ -35,11 +35,11 @@ Status CallRound::call(AlgoSlot& s, size_t a, SizeRun& sr, int run, bool timed, 
   // Every rank is past the previous call: its bytes have left the queues.
   if (p_.link_meter) OMNIB_RETURN_IF_ERROR(p_.link_meter->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
   const auto wire_before = s.collective->wire_counters();
-  const CpuTime cpu0 = process_cpu_time();
+  const CpuTime cpu0 = process_cpu_time(CpuReading::kBeforeCall);
   const auto t0 = Clock::now();
   Status st = s.collective->allreduce(t.in, t.out);
   const auto t1 = Clock::now();
-  const CpuTime cpu1 = process_cpu_time();
+  const CpuTime cpu1 = process_cpu_time(CpuReading::kAfterCall);
   if (!st.is_ok()) return st.with_context(s.info->name + ": ");
   OMNIB_RETURN_IF_ERROR(p_.tracer.after_call(
       {s.info->name, sr.config.size_bytes, timed, timed_call, barrier_begin, barrier_end, t0, t1}, s.samples));

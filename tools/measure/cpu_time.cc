@@ -49,10 +49,12 @@ double run_delay_us() {
 
 }  // namespace
 
-CpuTime process_cpu_time() {
+CpuTime process_cpu_time(CpuReading when) {
+  const double wait_before = when == CpuReading::kBeforeCall ? run_delay_us() : 0;
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return {micros(u.ru_utime), micros(u.ru_stime), run_delay_us()};
+  const double wait = when == CpuReading::kAfterCall ? run_delay_us() : wait_before;
+  return {micros(u.ru_utime), micros(u.ru_stime), wait};
 }
 
 bool cpu_wait_measured() {

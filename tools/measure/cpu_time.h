@@ -23,7 +23,12 @@ struct CpuTime {
   }
 };
 
-CpuTime process_cpu_time();
+// Reading the run delays costs CPU (a file per thread): before a call they
+// are read first and the CPU time last, after it the other way round, so
+// that neither reading falls between the two CPU times. kCpuOnly: no wait
+// (left 0), for a caller that reads often.
+enum class CpuReading { kBeforeCall, kAfterCall, kCpuOnly };
+CpuTime process_cpu_time(CpuReading when);
 
 // Whether this kernel reports run delays (/proc/self/task/*/schedstat).
 bool cpu_wait_measured();
