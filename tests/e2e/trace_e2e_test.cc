@@ -224,16 +224,19 @@ TEST(TraceEndToEnd, TheDirectRouteRunsOnTheLanesItIsGiven) {
 
 TEST(TraceEndToEnd, DedicatedAggregatorsAndTheFirstCallsOnly) {
   auto run = run_traced({"--algo", "omni,ps", "--nodes", "3", "--aggregators", "2", "-b", "4M", "-e", "4M",
-                         "--density", "0.1", "-n", "6", "--trace-iters", "4"});
+                         "--density", "0.1", "-n", "10", "--trace-iters", "8"});
   ASSERT_EQ(run.cli.exit_code, 0);
-  expect_valid_trace(run, 4);
+  // Five processes on a small host: a few calls may lose a rank to the
+  // scheduler (check_critical_paths allows a quarter); eight calls per
+  // algorithm keep one unlucky call from being a quarter on its own.
+  expect_valid_trace(run, 8);
   ASSERT_EQ(run.trace.ranks.size(), 5u);
   for (const RankTrace& rank : run.trace.ranks) {
     EXPECT_EQ(rank.worker, rank.rank < 3) << rank.rank;
-    for (const auto& c : rank.calls) EXPECT_LT(c.iteration, 4u) << c.algo;
+    for (const auto& c : rank.calls) EXPECT_LT(c.iteration, 8u) << c.algo;
   }
-  // The timed calls are all measured; only the first four are traced.
-  for (const auto& r : run.results["results"]) EXPECT_EQ(r["samples_us"].size(), 6u);
+  // The timed calls are all measured; only the first eight are traced.
+  for (const auto& r : run.results["results"]) EXPECT_EQ(r["samples_us"].size(), 10u);
 }
 
 TEST(TraceEndToEnd, FullBuffersDropSpansAndSaySo) {
