@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Everything the GPU machine has to confirm, in one run: the GPU tests, the
 # kernel microbenchmarks against device copy bandwidth, and the engine and NCCL
-# on device tensors (issue "The GPU path, run on a GPU").
+# on device tensors.
 #
 # Build here with CUDA (the default when nvcc is present), bundle the shared
 # libraries the GPU machine lacks, then run this there from the repository
 # root with the build and the bundle carried along:
 #   ci/setup.sh && cmake --build build --target omnib_tests omnib-microbench &&
-#     ../shared/device/bundle-libs.sh build/omni-bench build/omnib-microbench \
+#     ci/bundle_libs.sh build/omni-bench build/omnib-microbench \
 #       build/tests/omnib_tests .device-libs
 #   (GPU machine) LD_LIBRARY_PATH=$PWD/.device-libs ci/gpu_check.sh "$OUT"
 # Results land in the folder given (default gpu-results/): summary.txt, one log
