@@ -1,6 +1,9 @@
 // Bad input gets one clear line and exit code 2 (docs/exit-codes.md).
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 #include <fstream>
 
 #include "tests/support/cli_runner.h"
@@ -104,11 +107,24 @@ TEST(CliLaunch, NodeCountThatDisagreesWithTheLauncherIsAnError) {
   EXPECT_NE(r.err.find("make them agree"), std::string::npos) << r.err;
 }
 
-TEST(CliLaunch, ListNamesTheEngine) {
+// list: name, family, whether --device cpu / cuda runs it by default, when
+// asked, or not on this host (then why, under the table).
+TEST(CliLaunch, ListGivesFamilyDefaultsAndWhatRunsHere) {
   auto r = run_cli({"list"});
-  EXPECT_EQ(r.exit_code, 0);
-  EXPECT_NE(r.out.find("omni"), std::string::npos);
-  EXPECT_NE(r.out.find("ps"), std::string::npos);
+  ASSERT_EQ(r.exit_code, 0);
+  std::map<std::string, std::vector<std::string>> rows;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string name, family, cpu, cuda;
+    if (words >> name >> family >> cpu >> cuda && name[0] != '#') rows[name] = {family, cpu, cuda};
+  }
+  const bool gpu = device_tensors_unavailable_reason().empty();
+  EXPECT_EQ(rows["omni"], (std::vector<std::string>{"sparse", "default", gpu ? "default" : "no"})) << r.out;
+  EXPECT_EQ(rows["ps"], (std::vector<std::string>{"dense", "default", gpu ? "default" : "no"})) << r.out;
+  EXPECT_EQ(rows["tree"], (std::vector<std::string>{"dense", "yes", "no"})) << r.out;
+  EXPECT_EQ(rows["oktopk"], (std::vector<std::string>{"sparse", "yes", "no"})) << r.out;
+  if (!gpu) EXPECT_NE(r.out.find("every algorithm with --device cuda: no CUDA device"), std::string::npos) << r.out;
 }
 
 }  // namespace

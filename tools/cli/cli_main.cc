@@ -16,6 +16,7 @@
 #include "tools/allreduce/allreduce_command.h"
 #include "tools/build_info.h"
 #include "tools/git_revision.h"
+#include "tools/cli/algorithm_list.h"
 #include "tools/cli/introduction.h"
 #include "tools/compare/compare_command.h"
 #include "tools/common/option_values.h"
@@ -71,14 +72,6 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
   return exit_code(Code::kUsage);
 }
 
-int list_algorithms() {
-  for (const auto& name : CollectiveRegistry::instance().names()) {
-    const auto* info = CollectiveRegistry::instance().find(name);
-    std::printf("%-22s %s\n", name.c_str(), info->summary.c_str());
-  }
-  return 0;
-}
-
 int run_command_line(int argc, char** argv) {
   // Frames and tensors are large and recycled: keep them on the heap instead
   // of mapping and unmapping pages on every allocation.
@@ -93,7 +86,7 @@ int run_command_line(int argc, char** argv) {
   auto* allreduce_cmd = app.add_subcommand("allreduce", "measure allreduce algorithms on sparse inputs");
   bind_allreduce_options(*allreduce_cmd, allreduce);
 
-  auto* list_cmd = app.add_subcommand("list", "list the algorithms this build knows");
+  auto* list_cmd = app.add_subcommand("list", "the algorithms: family, default set and whether each runs on this build and host");
 
   SweepOptions sweep;
   auto* sweep_cmd = app.add_subcommand("sweep", "run allreduce over every combination of comma lists into one JSON");
