@@ -2,6 +2,9 @@
 // algorithm of its configuration (vs_best_dense), in the records, the JSON,
 // the table's `vs dense` column and its summary line, and in a real run.
 #include <gtest/gtest.h>
+#include <sstream>
+#include <map>
+#include <iterator>
 
 #include <cstdio>
 #include <cstdlib>
@@ -94,12 +97,12 @@ TEST(BestDense, JsonCarriesDenseAndVsBestDense) {
 }
 
 // The table of `groups`, as printed.
-std::string table_of(const std::vector<std::vector<ResultRecord>>& groups) {
+std::string table_of(const std::vector<std::vector<ResultRecord>>& groups, bool wide = false) {
   char* buf = nullptr;
   size_t len = 0;
   std::FILE* f = open_memstream(&buf, &len);
   {
-    TableReporter t(f);
+    TableReporter t(f, wide);
     RunContext ctx;
     ctx.environment = json::object();
     ctx.configuration = {{"algos", {"omni", "ps", "ring", "allgather", "gloo-ring-chunked"}}};
@@ -118,16 +121,69 @@ TEST(BestDense, TableShowsTheColumnTheBestDenseAndTheHeadline) {
   EXPECT_NE(one.find("vs dense"), std::string::npos) << one;
   EXPECT_NE(one.find("#   best dense: ring (200.0 us)"), std::string::npos) << one;
   EXPECT_NE(one.find("# omni vs best dense   : 2.00x (ring)"), std::string::npos) << one;
-  // The omni row: speedup column "-" (it is the first), vs dense 2.00x.
-  const size_t row = one.find(" omni ");
+  // The omni row: vs 1st 1.00x (it is the first), vs dense 2.00x.
+  const size_t row = one.find("\nomni ");
   ASSERT_NE(row, std::string::npos);
-  const std::string omni_row = one.substr(row, one.find('\n', row) - row);
-  EXPECT_NE(omni_row.find("-    2.00x"), std::string::npos) << omni_row;
+  const std::string omni_row = one.substr(row + 1, one.find('\n', row + 1) - row - 1);
+  EXPECT_NE(omni_row.find("1.00x    2.00x"), std::string::npos) << omni_row;
 
   const std::string two = table_of({group(1u << 20, 250), group(4u << 20, 100)});
   EXPECT_NE(two.find("# omni vs best dense   : 0.80x to 2.00x over 2 sizes (lowest: 0.80x vs ring at 1M)"),
             std::string::npos)
       << two;
+}
+
+// Every ratio of the table reads one way: above 1, omni (the first
+// algorithm) is the faster. vs 1st = this row's time / omni's; vs dense (sparse
+// rows) = the best dense time / this row's. Checked against the times in the
+// same table, narrow and wide.
+TEST(BestDense, EveryRatioColumnReadsTheWayItsTimesSay) {
+  for (bool wide : {false, true}) {
+    SCOPED_TRACE(wide ? "wide" : "narrow");
+    const std::string table = table_of({group()}, wide);
+    std::istringstream lines(table);
+    std::map<std::string, std::vector<std::string>> rows;  // algo -> its cells
+    bool header = true;  // the first line that is not a comment names the columns
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::vector<std::string> cells{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+      if (cells.empty() || cells[0][0] == '#' || line.find("skipped:") != std::string::npos) continue;
+      if (header) {
+        // Sizes print as two words ("0 B"): the ratios are read from the end.
+        ASSERT_EQ(std::vector<std::string>(cells.end() - 5, cells.end()),
+                  (std::vector<std::string>{"vs", "1st", "vs", "dense", "#wrong"}));
+        header = false;
+        continue;
+      }
+      const size_t algo = wide ? 3 : 0;
+      if (cells.size() > algo + 3 && cells[algo] != "median") rows[cells[algo]] = cells;
+    }
+    const size_t time = wide ? 7 : 1;
+    auto vs_first = [](const std::vector<std::string>& c) { return c[c.size() - 3]; };
+    auto vs_dense = [](const std::vector<std::string>& c) { return c[c.size() - 2]; };
+    const double omni = std::stod(rows.at("omni")[time]), best_dense = std::stod(rows.at("ring")[time]);
+    for (const auto& [algo, cells] : rows) {
+      SCOPED_TRACE(algo);
+      const double t = std::stod(cells[time]);
+      const double first_ratio = std::stod(vs_first(cells));
+      EXPECT_NEAR(first_ratio, t / omni, 0.005);
+      EXPECT_EQ(first_ratio > 1, omni < t);
+      if (algo == "omni" || algo == "allgather") {
+        const double dense_ratio = std::stod(vs_dense(cells));
+        EXPECT_NEAR(dense_ratio, best_dense / t, 0.005);
+        EXPECT_EQ(dense_ratio > 1, t < best_dense);
+      } else {
+        EXPECT_EQ(vs_dense(cells), "-");  // a dense row against the best dense says nothing
+      }
+    }
+  }
+}
+
+// The default table fits 120 columns; --wide keeps every column.
+TEST(BestDense, TheNarrowTableFits120Columns) {
+  std::istringstream lines(table_of({group(), group(1u << 20, 250)}));
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 120u) << line;
+  EXPECT_NE(table_of({group()}, true).find("blkdens"), std::string::npos);
 }
 
 // A real run: every record says whether it is dense, and its vs_best_dense

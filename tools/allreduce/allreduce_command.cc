@@ -70,7 +70,7 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
   const LaunchEnv& env = *launch.value();
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (env.rank == 0) {
-    reporters.push_back(std::make_unique<TableReporter>(stdout));
+    reporters.push_back(std::make_unique<TableReporter>(stdout, options.wide));
     if (plan.trace.profile) reporters.push_back(std::make_unique<ProfileReporter>(stdout));
     // Under our own launcher the parent already checked (and the files may
     // now be ours); under an external launcher rank 0 checks.

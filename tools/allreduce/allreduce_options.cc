@@ -129,6 +129,10 @@ void bind_output_and_profiling(CLI::App& cmd, AllreduceOptions& o) {
       ->group(group);
   cmd.add_option("-J,--json", o.json_path, "write results as JSON to this file (docs/json-schema.md)")->group(group);
   cmd.add_flag("--force", o.force, "replace the -J and --trace files if they exist")->group(group);
+  cmd.add_flag("--wide", o.wide,
+               "every column in every row (size, type and densities too; about 190 characters) instead of a "
+               "configuration line over rows that fit 120")
+      ->group(group);
   cmd.add_flag("--profile", o.trace.profile,
                "per algorithm, where the slowest rank's time goes (compute, send, wait, barrier), CPU per wire "
                "byte and, under --net emulate, the link limit: a block under the table and in the JSON")

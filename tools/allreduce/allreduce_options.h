@@ -45,6 +45,7 @@ struct AllreduceOptions {
   int timeout_s = 60;
   std::string json_path;
   bool force = false;  // replace an existing -J file
+  bool wide = false;   // every column in every row of the table
   bool inplace = false;
 
   // Sparse-workload and engine options.

@@ -51,8 +51,9 @@ int list_algorithms() {
   }
   const std::string no_gpu = device_tensors_unavailable_reason();
   if (!no_gpu.empty()) reasons.push_back("every algorithm with --device cuda: " + no_gpu);
-  std::printf("# cpu, cuda: with --device cpu or cuda, in the default --algo set of this build (default), run when "
-              "named in --algo (yes), or skipped on this host (no):\n");
+  std::printf(
+      "# cpu, cuda: with --device cpu or cuda, in the default --algo set of this build (default), run when "
+      "named in --algo (yes), or skipped on this host (no):\n");
   for (const auto& r : reasons) std::printf("#   %s\n", r.c_str());
   return 0;
 }

@@ -1,9 +1,10 @@
-// nccl-tests-style table on a stream: one row per size and algorithm, with the
-// sparse columns (densities, wire bytes, analytic bytes) added, and each
-// row's speedup over the fastest dense algorithm of its size (`vs dense`).
-// A footer line gives each algorithm's link set-up time; the summary line
-// gives the headline: the first sparse algorithm of the
-// run (omni by default) against the best dense algorithm, size by size.
+// nccl-tests-style table on a stream: per configuration, a line with its
+// size, type and densities and a row per algorithm (table_rows.h: narrow,
+// at most 120 characters, or --wide), each row's time against the first
+// algorithm's and, for sparse rows, the fastest dense algorithm's. Under the
+// table, first the headline (the first sparse algorithm against the best
+// dense, size by size), then checks, each dense algorithm's average busbw,
+// link set-up times, the CPU wait and the resources.
 #pragma once
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tools/report/reporter.h"
+#include "tools/report/table_rows.h"
 
 namespace omnib {
 
@@ -22,7 +24,8 @@ inline constexpr const char* kOutputClosedNotice = "its standard output was clos
 
 class TableReporter final : public Reporter {
  public:
-  explicit TableReporter(std::FILE* out) : out_(out) {}
+  // `wide`: every column in every row (--wide); else at most 120 characters.
+  TableReporter(std::FILE* out, bool wide) : out_(out) { layout_.wide = wide; }
   Status begin(const RunContext& context) override;
   Status add_group(const std::vector<ResultRecord>& group) override;
   // One comment line per algorithm of the configuration in progress: calls
@@ -37,8 +40,16 @@ class TableReporter final : public Reporter {
   int rows_ = 0;
   int wrong_rows_ = 0;
   int unchecked_rows_ = 0;
-  double busbw_sum_ = 0;
-  bool show_link_ = false;  // the link/rank column, under --net emulate
+  TableLayout layout_;
+  // Per dense algorithm, its rows' busbw: the footer's average.
+  struct Busbw {
+    std::string algo;
+    double sum_GBps = 0;
+    int rows = 0;
+  };
+  std::vector<Busbw> busbw_;
+  void count_row(const ResultRecord& r);
+  void print_busbw();
   std::optional<ResourcesReport> resources_;
 
   // The headline of one configuration: the subject against the best dense.
@@ -51,6 +62,7 @@ class TableReporter final : public Reporter {
   void print_setup();
   // The worst CPU wait share of any row so far, and the row's name.
   std::optional<std::pair<std::string, double>> max_wait_;
+  std::vector<std::pair<std::string, double>> host_bound_;  // rows past kHostBoundWaitShare
   void note_cpu_wait(const ResultRecord& r);
   void print_cpu_wait();
 

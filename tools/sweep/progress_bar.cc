@@ -23,8 +23,7 @@ std::string ProgressBar::format_duration(double s) {
   return buf;
 }
 
-std::string ProgressBar::render(size_t done, size_t total, double elapsed_s, const std::string& label,
-                                size_t width) {
+std::string ProgressBar::render(size_t done, size_t total, double elapsed_s, const std::string& label, size_t width) {
   const double frac = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
   const auto filled = static_cast<size_t>(frac * static_cast<double>(width));
   std::string bar(filled, '#');

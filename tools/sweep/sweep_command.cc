@@ -18,6 +18,7 @@
 #include "tools/report/json_reporter.h"
 #include "tools/sweep/progress_bar.h"
 #include "tools/sweep/sweep_plan.h"
+#include "tools/sweep/sweep_summary.h"
 
 namespace omnib {
 namespace {
@@ -170,7 +171,7 @@ Result<std::vector<ResultRecord>> starting_records(const SweepOptions& o, Output
 
 // Adds whatever a point's run finished to `report` (even when it failed or
 // was stopped part way) and counts its configurations into `finished`.
-Status keep_point_records(const std::string& part, JsonReporter& report, size_t& finished) {
+Status keep_point_records(const std::string& part, JsonReporter& report, SweepSummary& summary, size_t& finished) {
   if (!file_exists(part)) return Status::ok();
   auto kept = load_result_file(part);
   unlink(part.c_str());
@@ -178,13 +179,15 @@ Status keep_point_records(const std::string& part, JsonReporter& report, size_t&
   std::set<std::string> configs;
   for (const auto& r : kept.value().records) configs.insert(r.config.key_text());
   finished += configs.size();
+  summary.add(kept.value().records);
   return report.add_group(kept.value().records);
 }
 
 // The last write and the exit code: 128 + the signal that stopped the
 // sweep (whose file then says it is not complete, and --resume goes on), or
 // `worst`, the first failing point's code.
-int finish_sweep(JsonReporter& report, size_t finished, const std::string& path, int worst) {
+int finish_sweep(JsonReporter& report, const SweepSummary& summary, size_t finished, const std::string& path,
+                 int worst) {
   const Status s = g_stop_signal ? report.finish_interrupted() : report.finish();
   if (!s.is_ok()) return failure(s);
   if (g_stop_signal) {
@@ -192,6 +195,8 @@ int finish_sweep(JsonReporter& report, size_t finished, const std::string& path,
                  static_cast<int>(g_stop_signal), finished, path.c_str());
     return 128 + g_stop_signal;
   }
+  summary.print(stdout);
+  std::fflush(stdout);
   std::fprintf(stderr, "omni-bench sweep: %zu configuration(s) run, results in %s\n", finished, path.c_str());
   return worst;
 }
@@ -269,8 +274,9 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
   s = part_file.place(o.json_path, kind.value());
   if (!s.is_ok()) return failure(s);
   const std::string& part = part_file.path();
-  size_t done = 0;      // configurations attempted (the progress bar)
-  size_t finished = 0;  // configurations whose records came back
+  SweepSummary summary;  // the table under the sweep
+  size_t done = 0;       // configurations attempted (the progress bar)
+  size_t finished = 0;   // configurations whose records came back
   int worst = 0;
   for (const auto& p : points.value()) {
     if (g_stop_signal) break;
@@ -278,7 +284,7 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     unlink(part.c_str());
     bar.clear();
     const int code = run_point(p, part);
-    s = keep_point_records(part, report, finished);
+    s = keep_point_records(part, report, summary, finished);
     if (!s.is_ok()) return failure(s);
     if (code != 0 && !g_stop_signal) {
       std::fprintf(stderr, "omni-bench sweep: point (%s) failed with exit code %d\n", p.description.c_str(), code);
@@ -290,7 +296,7 @@ int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {
     bar.update(done, p.description);
   }
   bar.clear();
-  return finish_sweep(report, finished, o.json_path, worst);
+  return finish_sweep(report, summary, finished, o.json_path, worst);
 }
 
 }  // namespace omnib

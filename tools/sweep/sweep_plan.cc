@@ -1,10 +1,9 @@
 #include "tools/sweep/sweep_plan.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
-
-#include <CLI/CLI.hpp>
 
 #include "tools/allreduce/allreduce_options.h"
 #include "tools/common/option_values.h"
@@ -45,8 +44,9 @@ Status plan_point(SweepPoint& p, const std::vector<std::string>& size_args) {
   auto plan = plan_args(planned);
   if (!plan.is_ok()) return plan.status().with_context("point (" + p.description + "): ");
   if (!plan.value().trace.trace_path.empty())
-    return usage_error("--trace writes one file per run and a sweep makes many: trace one "
-                       "configuration with `omni-bench allreduce --trace` (--profile works here)");
+    return usage_error(
+        "--trace writes one file per run and a sweep makes many: trace one "
+        "configuration with `omni-bench allreduce --trace` (--profile works here)");
   p.plan = plan.take();
   p.todo = p.plan.sizes;
   return Status::ok();
@@ -68,7 +68,8 @@ Status check_aggregator_list(const std::vector<std::string>& aggregators) {
     char* end = nullptr;
     const long v = std::strtol(k.c_str(), &end, 10);
     if (k.empty() || *end != '\0' || v < 0)
-      return usage_error("--aggregators '" + k + "': give counts (0 for colocated shards) or 'nodes' for one per worker");
+      return usage_error("--aggregators '" + k +
+                         "': give counts (0 for colocated shards) or 'nodes' for one per worker");
   }
   return Status::ok();
 }
@@ -101,8 +102,8 @@ Status for_each_combination(const std::vector<const std::vector<std::string>*>& 
 // allreduce's defaults.
 SweepPoint point_of(const SweepLists& l, const Choice& c) {
   SweepPoint p;
-  p.args = {"allreduce", "--algo", join(l.algos, ","), "--nodes", c.nodes, "--block-size", c.block,
-            "--overlap", c.overlap, "-d", c.dtype};
+  p.args = {"allreduce", "--algo",    join(l.algos, ","), "--nodes", c.nodes, "--block-size",
+            c.block,     "--overlap", c.overlap,          "-d",      c.dtype};
   p.description = "nodes " + c.nodes;
   if (!c.aggregators.empty()) {
     const std::string k = c.aggregators == "nodes" ? c.nodes : c.aggregators;
@@ -170,7 +171,7 @@ Result<std::vector<SweepPoint>> expand_sweep(const SweepLists& l) {
   };
   // Nodes outermost (ranks relaunch least), density innermost.
   const std::vector<const std::vector<std::string>*> axes = {
-      &l.nodes,       or_none(l.aggregators), or_none(l.link_rates), &l.workloads,       &l.overlaps,
+      &l.nodes,       or_none(l.aggregators), or_none(l.link_rates), &l.workloads,        &l.overlaps,
       &l.block_sizes, &l.datatypes,           or_none(l.encodings),  or_none(l.densities)};
   const Status walked = for_each_combination(axes, [&](const std::vector<std::string>& v) {
     Choice c{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
