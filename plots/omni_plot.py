@@ -16,6 +16,12 @@ wrote, one per line:
   time_vs_nodes        median time per algorithm against node count
   bandwidth_vs_size    bus bandwidth and effective bandwidth against size
   wire_bytes           bytes sent per rank: measured next to analytic
+  vs_best_vs_density   the best dense and the best other sparse algorithm's
+                       time / omni's (above 1: omni is faster)
+
+Every algorithm keeps its colour and marker in every figure; dense ones are
+dashed. With OMNIB_PLOT_MIN_TICKS=N set, an axis with fewer than N labelled
+ticks is an error (exit 1, naming the figure).
 
 Only the figures the data supports are drawn (a sweep needs two or more
 values), one per fixed configuration; a file name carries the configuration
@@ -38,6 +44,7 @@ from plot_setup import EXIT_USAGE, load_matplotlib
 load_matplotlib("omni_plot")
 import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
 from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+from plot_style import algo_style, labelled_ticks, readable_axis  # noqa: E402
 
 # Fields that identify a configuration: read from the files ("identity_fields",
 # written from the one list in tools/config/run_config.cc) by load_records().
@@ -180,9 +187,9 @@ def algos_in(records):
     return sorted(names, key=lambda a: (a != REFERENCE_ALGO, a))
 
 
-def colour_map(names):
-    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return {name: cycle[i % len(cycle)] for i, name in enumerate(names)}
+def styles_of(recs):
+    """algo -> its line style (dense algorithms dashed)."""
+    return {r["algo"]: algo_style(r["algo"], bool(r.get("dense", False))) for r in recs}
 
 
 def spans_decade(values):
@@ -198,9 +205,24 @@ class FigureWriter:
     def __init__(self, out_dir):
         self.out_dir = out_dir
         self.written = []
+        self.min_ticks = int(os.environ.get("OMNIB_PLOT_MIN_TICKS", "0"))
+        self.too_few_ticks = []
+
+    def check_ticks(self, fig, name):
+        if self.min_ticks <= 0:
+            return
+        fig.canvas.draw()
+        for i, ax in enumerate(fig.axes):
+            for which in ("x", "y"):
+                if getattr(ax, "omnib_categorical", None) == which:
+                    continue
+                n = labelled_ticks(ax, which)
+                if n < self.min_ticks:
+                    self.too_few_ticks.append("%s: panel %d, %s axis: %d labelled ticks" % (name, i + 1, which, n))
 
     def save(self, fig, name):
         os.makedirs(self.out_dir, exist_ok=True)
+        self.check_ticks(fig, name)
         for ext in ("png", "svg"):
             path = os.path.join(self.out_dir, "%s.%s" % (name, ext))
             if ext == "svg":
@@ -240,14 +262,20 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
     for key in keys:
         recs = groups[key]
         names = algos_in(recs)
-        colours = colour_map(names)
+        styles = styles_of(recs)
         fig, ax = plt.subplots(figsize=(7.5, 5))
         any_wrong = False
+        limit_labelled = False
         for algo in names:
             pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r[axis_field])
             xs = [r[axis_field] for r in pts]
             ys = [r["time_us"]["median"] for r in pts]
-            ax.errorbar(xs, ys, yerr=time_errors(pts), marker="o", capsize=3, color=colours[algo], label=algo)
+            ax.errorbar(xs, ys, yerr=time_errors(pts), capsize=3, label=algo, **styles[algo])
+            limits = [(r[axis_field], r["link_limit"]["limit_us"]) for r in pts if r.get("link_limit")]
+            if limits:
+                ax.plot(*zip(*limits), color=styles[algo]["color"], linestyle=":", linewidth=1,
+                        label=None if limit_labelled else "link limit (dotted, per algorithm)")
+                limit_labelled = True
             any_wrong = flag_wrong(ax, [(r[axis_field], r["time_us"]["median"]) for r in pts
                                         if r.get("correct") is False], any_wrong)
         xs_all = [r[axis_field] for r in recs]
@@ -255,10 +283,14 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
             ax.set_xscale("log", base=2 if size_axis else 10)
         if size_axis:
             ax.xaxis.set_major_formatter(size_formatter())
+        elif ax.get_xscale() == "log":
+            readable_axis(ax, "x", log=True)
         if axis_field == "nodes":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        if spans_decade([r["time_us"]["median"] for r in recs]):
+        log_time = spans_decade([r["time_us"]["median"] for r in recs])
+        if log_time:
             ax.set_yscale("log")
+        readable_axis(ax, "y", log=log_time, from_zero=True)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("median time per allreduce (µs)\nwhiskers: min to p95")
         ax.set_title(title_of(kind + (" (wrong results flagged)" if any_wrong else ""), fixed_fields, key),
@@ -283,7 +315,7 @@ def plot_speedup(writer, keys, fixed_fields, groups, differ):
         others = [a for a in algos_in(recs) if a != REFERENCE_ALGO]
         if len(ref) < 2 or not others:
             continue
-        colours = colour_map(algos_in(recs))
+        styles = styles_of(recs)
         fig, ax = plt.subplots(figsize=(7.5, 5))
         all_speedups = []
         any_wrong = False
@@ -293,8 +325,8 @@ def plot_speedup(writer, keys, fixed_fields, groups, differ):
                      for r in pts if ref[r["density"]]["time_us"]["median"] > 0]
             if not pairs:
                 continue
-            ax.plot([p[0] for p in pairs], [p[1] for p in pairs], marker="o", color=colours[algo],
-                    label="%s / %s" % (algo, REFERENCE_ALGO))
+            ax.plot([p[0] for p in pairs], [p[1] for p in pairs], label="%s / %s" % (algo, REFERENCE_ALGO),
+                    **styles[algo])
             all_speedups += [p[1] for p in pairs]
             any_wrong = flag_wrong(ax, [(d, s) for d, s, r in pairs
                                         if r.get("correct") is False or ref[d].get("correct") is False], any_wrong)
@@ -304,8 +336,11 @@ def plot_speedup(writer, keys, fixed_fields, groups, differ):
         ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="break-even")
         if spans_decade(list(ref.keys())):
             ax.set_xscale("log")
-        if spans_decade(all_speedups + [1.0]):
+            readable_axis(ax, "x", log=True)
+        log_y = spans_decade(all_speedups + [1.0])
+        if log_y:
             ax.set_yscale("log")
+        readable_axis(ax, "y", log=log_y, from_zero=True)
         ax.set_xlabel("density (fraction of non-zero elements per rank)")
         ax.set_ylabel("speedup of %s (other time / %s time, ×)" % (REFERENCE_ALGO, REFERENCE_ALGO))
         ax.set_title(title_of("Speedup of %s vs density" % REFERENCE_ALGO +
@@ -323,7 +358,7 @@ def plot_bandwidth(writer, records):
     for key in keys:
         recs = groups[key]
         names = algos_in(recs)
-        colours = colour_map(names)
+        styles = styles_of(recs)
         fig, (bus, eff) = plt.subplots(1, 2, figsize=(12, 5))
         any_wrong = False
         for ax, field, label in ((bus, "busbw_GBps", "bus bandwidth (GB/s, dense convention)"),
@@ -331,13 +366,15 @@ def plot_bandwidth(writer, records):
             labelled = False  # one "wrong result" legend entry per panel
             for algo in names:
                 pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r["size_bytes"])
-                ax.plot([r["size_bytes"] for r in pts], [r.get(field, 0) for r in pts], marker="o",
-                        color=colours[algo], label=algo)
+                ax.plot([r["size_bytes"] for r in pts], [r.get(field, 0) for r in pts], label=algo,
+                        **styles[algo])
                 labelled = flag_wrong(ax, [(r["size_bytes"], r.get(field, 0)) for r in pts
                                            if r.get("correct") is False], labelled)
             any_wrong = any_wrong or labelled
-            if spans_decade([r.get(field, 0) for r in recs]):
+            log_bw = spans_decade([r.get(field, 0) for r in recs])
+            if log_bw:
                 ax.set_yscale("log")
+            readable_axis(ax, "y", log=log_bw, from_zero=True)
             ax.set_xscale("log", base=2)
             ax.xaxis.set_major_formatter(size_formatter())
             ax.set_xlabel("tensor size per rank")
@@ -364,7 +401,7 @@ def plot_wire_bytes(writer, records):
     for key in [k for k in groups if k in swept]:
         recs = groups[key]
         names = algos_in(recs)
-        colours = colour_map(names)
+        styles = styles_of(recs)
         fig, ax = plt.subplots(figsize=(7.5, 5))
         values = []
         any_wrong = False
@@ -374,15 +411,17 @@ def plot_wire_bytes(writer, records):
             analytic = [(r["density"], wire(r, "analytic_bytes")) for r in pts
                         if wire(r, "analytic_bytes") is not None]
             if measured:
-                ax.plot(*zip(*measured), marker="o", color=colours[algo], label="%s measured" % algo)
+                ax.plot(*zip(*measured), marker=styles[algo]["marker"], color=styles[algo]["color"],
+                        label="%s measured" % algo)
             if analytic:
-                ax.plot(*zip(*analytic), linestyle="--", color=colours[algo], label="%s analytic" % algo)
+                ax.plot(*zip(*analytic), linestyle=":", color=styles[algo]["color"], label="%s analytic" % algo)
             values += [v for _, v in measured + analytic]
             any_wrong = flag_wrong(ax, [(r["density"], wire(r, "wire_bytes")) for r in pts
                                         if r.get("correct") is False and wire(r, "wire_bytes") is not None],
                                    any_wrong)
         if spans_decade([r["density"] for r in recs]):
             ax.set_xscale("log")
+            readable_axis(ax, "x", log=True)
         if spans_decade(values):
             ax.set_yscale("log", base=2)  # ticks at binary sizes
         ax.yaxis.set_major_formatter(size_formatter())
@@ -416,6 +455,7 @@ def plot_wire_bytes(writer, records):
         any_wrong = flag_wrong(ax, wrong, False)
         ax.set_xticks(list(xs))
         ax.set_xticklabels(names, rotation=20)
+        ax.omnib_categorical = "x"  # one tick per algorithm: not a scale to read
         ax.yaxis.set_major_formatter(size_formatter())
         ax.set_ylabel("bytes sent per iteration by the busiest rank")
         ax.set_title(title_of("Bytes on the wire per rank" + (" (wrong results flagged)" if any_wrong else ""),
@@ -424,6 +464,47 @@ def plot_wire_bytes(writer, records):
         ax.legend(fontsize=9)
         fig.tight_layout()
         writer.save(fig, file_name("wire_bytes", all_fields, key, differ))
+
+
+def plot_vs_best(writer, keys, fixed_fields, groups, differ):
+    """Per density sweep: the best dense and the best other sparse algorithm's
+    time over omni's, density by density (above 1: omni is faster)."""
+    for key in keys:
+        recs = groups[key]
+        by_density = {}
+        for r in recs:
+            by_density.setdefault(r["density"], []).append(r)
+        series = {"vs best dense": [], "vs best sparse": []}
+        for density, rs in sorted(by_density.items()):
+            ref = next((r for r in rs if r["algo"] == REFERENCE_ALGO), None)
+            if not ref or ref["time_us"]["median"] <= 0:
+                continue
+            dense = [r["time_us"]["median"] for r in rs if r.get("dense")]
+            sparse = [r["time_us"]["median"] for r in rs if not r.get("dense") and r["algo"] != REFERENCE_ALGO]
+            if dense:
+                series["vs best dense"].append((density, min(dense) / ref["time_us"]["median"]))
+            if sparse:
+                series["vs best sparse"].append((density, min(sparse) / ref["time_us"]["median"]))
+        if sum(len(v) for v in series.values()) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        for (label, pts), dense in zip(series.items(), (True, False)):
+            if pts:
+                style = algo_style("ring" if dense else "allgather", dense)
+                ax.plot(*zip(*pts), label="%s %s" % (REFERENCE_ALGO, label), **style)
+        ax.axhline(1.0, color="grey", linestyle="--", linewidth=1, label="break-even")
+        if spans_decade(list(by_density)):
+            ax.set_xscale("log")
+            readable_axis(ax, "x", log=True)
+        readable_axis(ax, "y", log=False, from_zero=True)
+        ax.set_xlabel("density (fraction of non-zero elements per rank)")
+        ax.set_ylabel("best other algorithm's time / %s's (×; above 1: %s faster)" % (REFERENCE_ALGO, REFERENCE_ALGO))
+        ax.set_title(title_of("%s against the best dense and sparse algorithms" % REFERENCE_ALGO, fixed_fields, key),
+                     fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=9)
+        fig.tight_layout()
+        writer.save(fig, file_name("vs_best_vs_density", fixed_fields, key, differ))
 
 
 def main(argv):
@@ -447,11 +528,16 @@ def main(argv):
         writer, records, ["density"], "density", "Time vs density", "time_vs_density",
         "density (fraction of non-zero elements per rank)")
     plot_speedup(writer, keys, fixed_fields, groups, differ)
+    plot_vs_best(writer, keys, fixed_fields, groups, differ)
     plot_sweep(writer, one_aggregator_per_worker(records), ["nodes"], "nodes", "Time vs node count", "time_vs_nodes",
                "worker nodes",
                log_x_default=False)
     plot_bandwidth(writer, records)
     plot_wire_bytes(writer, records)
+    if writer.too_few_ticks:
+        for problem in writer.too_few_ticks:
+            sys.stderr.write("omni_plot: fewer than %d labelled ticks: %s\n" % (writer.min_ticks, problem))
+        return 1
     return 0
 
 
