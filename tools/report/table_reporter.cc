@@ -31,11 +31,12 @@ Status flushed(std::FILE* out) {
 
 Status TableReporter::begin(const RunContext& context) {
   std::fprintf(out_, "# omni-bench %s\n", context.environment.value("version", "?").c_str());
-  std::fprintf(out_, "# %s\n", context.command_line.c_str());
+  print_wrapped(out_, "# ", context.command_line);
   const auto& env = context.environment;
-  std::fprintf(out_, "# ranks: %d workers + %d aggregators, launcher %s, hosts %s\n", env.value("nodes", 0),
-               env.value("aggregators", 0), env.value("launcher", "?").c_str(),
-               env.contains("hosts") ? env["hosts"].dump().c_str() : "?");
+  print_wrapped(out_, "# ranks: ",
+                std::to_string(env.value("nodes", 0)) + " workers + " + std::to_string(env.value("aggregators", 0)) +
+                    " aggregators, launcher " + env.value("launcher", "?") + ", hosts " +
+                    (env.contains("hosts") ? env["hosts"].dump() : "?"));
   std::fprintf(out_, "# rendezvous: %s; start-up barrier median %.1f us\n", env.value("rendezvous", "?").c_str(),
                env.value("barrier_latency_us", 0.0));
   if (env.contains("transport"))
