@@ -2,10 +2,14 @@
 
 #include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "tools/net/command_runner.h"
 #include "tools/net/net_plan.h"
@@ -43,6 +47,49 @@ Status delete_quietly(const std::vector<std::string>& argv) {
   return run_checked(argv);  // again, for the message (and in case it was transient)
 }
 
+// When process `pid` started, in seconds since the epoch (0: unknown).
+double process_start_time(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t after_name = text.rfind(')');
+  if (after_name == std::string::npos) return 0;
+  std::istringstream fields(text.substr(after_name + 2));
+  std::string field;
+  // Field 22 of proc(5), starttime: the 20th after the name.
+  for (int i = 3; i <= 22 && fields >> field; ++i) {
+  }
+  if (field.empty() || field.find_first_not_of("0123456789") != std::string::npos) return 0;
+  std::ifstream boot("/proc/stat");
+  for (std::string key; boot >> key;) {
+    if (key != "btime") continue;
+    double btime = 0;
+    boot >> btime;
+    return btime + std::stod(field) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  return 0;
+}
+
+// The oldest of a cluster's namespace handles: when its launcher made it.
+double created_at(const std::vector<std::string>& netns) {
+  double oldest = 0;
+  for (const auto& name : netns) {
+    struct stat st {};
+    if (stat((std::string(kNetnsDir) + "/" + name).c_str(), &st) != 0) continue;
+    const double t = static_cast<double>(st.st_mtime);
+    if (oldest == 0 || t < oldest) oldest = t;
+  }
+  return oldest;
+}
+
+// Whether the cluster's launcher still runs: its pid is alive and was not
+// taken since by a newer process (pids wrap at 32768 on many hosts: a
+// process that started after the cluster was made is not its launcher).
+bool owner_alive(pid_t owner, const std::vector<std::string>& netns) {
+  if (!process_alive(owner)) return false;
+  const double made = created_at(netns), started = process_start_time(owner);
+  return made == 0 || started == 0 || started <= made + 1;
+}
+
 }  // namespace
 
 bool process_alive(pid_t pid) { return kill(pid, 0) == 0 || errno == EPERM; }
@@ -56,7 +103,7 @@ std::vector<NetworkTrace> find_emulated_networks() {
   std::vector<NetworkTrace> traces;
   for (auto& [owner, trace] : by_owner) {
     trace.owner = owner;
-    trace.owner_alive = process_alive(owner);
+    trace.owner_alive = owner_alive(owner, trace.netns);
     traces.push_back(trace);
   }
   return traces;
