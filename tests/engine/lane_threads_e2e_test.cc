@@ -69,8 +69,10 @@ TEST_P(LaneThreads, DoNotGrowWithTheRanks) {
   const int at16 = peak_threads(GetParam(), 16);
   std::printf("%s: rank 1 ran at most %d threads with 8 ranks, %d with 16\n", GetParam().c_str(), at8, at16);
   ASSERT_GT(at8, 0) << "no thread of rank 1 was ever seen";
-  EXPECT_LE(at16, at8) << GetParam() << ": a rank ran " << at8 << " threads with 8 ranks and " << at16
-                       << " with 16";
+  // A sampler every 2 ms can miss a short-lived thread at 8 ranks on a
+  // loaded host (seen once: one more at 16); a lane per peer adds 8 or more.
+  EXPECT_LE(at16, at8 + 2) << GetParam() << ": a rank ran " << at8 << " threads with 8 ranks and " << at16
+                           << " with 16";
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, LaneThreads, ::testing::ValuesIn(algorithm_sets()), [](const auto& info) {
