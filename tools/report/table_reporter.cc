@@ -13,12 +13,6 @@
 namespace omnib {
 namespace {
 
-std::string times(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fx", x);
-  return buf;
-}
-
 // Every write ends with a flush, so a reader that went away (`| head`) is
 // noticed at once: EPIPE, with SIGPIPE ignored by the ranks.
 Status flushed(std::FILE* out) {
@@ -210,13 +204,14 @@ void TableReporter::print_headline() {
     return;
   }
   if (headlines_.size() == 1) {
-    std::fprintf(out_, "%-22s : %s (%s)\n", label.c_str(), times(low->vs->speedup).c_str(), low->vs->algo.c_str());
+    std::fprintf(out_, "%-22s : %s (%s)\n", label.c_str(), format_ratio(low->vs->speedup).c_str(),
+                 low->vs->algo.c_str());
     return;
   }
   std::fprintf(out_, "%-22s : %s to %s over %zu sizes (lowest: %s vs %s at %s)%s\n", label.c_str(),
-               times(low->vs->speedup).c_str(), times(high->vs->speedup).c_str(), headlines_.size() - without,
-               times(low->vs->speedup).c_str(), low->vs->algo.c_str(), format_size(low->size_bytes).c_str(),
-               without ? "; some sizes had no dense algorithm" : "");
+               format_ratio(low->vs->speedup).c_str(), format_ratio(high->vs->speedup).c_str(),
+               headlines_.size() - without, format_ratio(low->vs->speedup).c_str(), low->vs->algo.c_str(),
+               format_size(low->size_bytes).c_str(), without ? "; some sizes had no dense algorithm" : "");
 }
 
 Status TableReporter::finish() {

@@ -17,23 +17,17 @@ std::string cpu_per_byte(const ResultRecord& r) {
   return buf;
 }
 
-std::string times(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fx", x);
-  return buf;
-}
-
 // This row's time / the first algorithm's: above 1, the first is faster.
 std::string vs_first(const ResultRecord& r, const ResultRecord* first) {
   if (!first || first->time_us.median <= 0) return "-";
-  return times(r.time_us.median / first->time_us.median);
+  return format_ratio(r.time_us.median / first->time_us.median);
 }
 
 // The fastest dense algorithm's time / this sparse row's: above 1, this row
 // beats every dense algorithm. Dense rows: "-".
 std::string vs_dense(const ResultRecord& r) {
   if (r.dense || !r.vs_best_dense) return "-";
-  return times(r.vs_best_dense->speedup);
+  return format_ratio(r.vs_best_dense->speedup);
 }
 
 // "0", "1234", or "off" (-c 0): an unchecked row never reads as correct.
@@ -47,6 +41,12 @@ std::string limit_share(const ResultRecord& r) {
 }
 
 }  // namespace
+
+std::string format_ratio(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2fx", x);
+  return buf;
+}
 
 void print_wrapped(std::FILE* out, const std::string& prefix, const std::string& text) {
   std::string line = prefix;

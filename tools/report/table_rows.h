@@ -28,6 +28,9 @@ void print_configuration_line(std::FILE* out, const TableLayout& layout, const R
 void print_table_row(std::FILE* out, const TableLayout& layout, const ResultRecord& r, const ResultRecord* first);
 void print_skipped_row(std::FILE* out, const TableLayout& layout, const ResultRecord& r);
 
+// "2.33x": a ratio as every table prints it.
+std::string format_ratio(double x);
+
 // `text` after `prefix`, broken at spaces so that no line passes 120
 // characters; continuation lines start with "#   " and two more spaces.
 void print_wrapped(std::FILE* out, const std::string& prefix, const std::string& text);

@@ -7,12 +7,7 @@
 namespace omnib {
 namespace {
 
-std::string ratio(double num, double den) {
-  if (num <= 0 || den <= 0) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2fx", num / den);
-  return buf;
-}
+std::string ratio(double num, double den) { return num > 0 && den > 0 ? format_ratio(num / den) : "-"; }
 
 std::string timed(const std::string& algo, double us) {
   if (algo.empty()) return "-";
