@@ -89,7 +89,8 @@ std::vector<std::string> check_call_times(const TraceDocument& doc, const nlohma
   return problems;
 }
 
-std::vector<std::string> check_critical_paths(const TraceDocument& doc, double min_coverage, double may_stall) {
+std::vector<std::string> check_critical_paths(const TraceDocument& doc, double min_coverage, double may_stall,
+                                              const std::set<std::string>& host_bound) {
   std::vector<std::string> problems;
   std::vector<bool> worker;
   int64_t tolerance = 0;
@@ -148,7 +149,7 @@ std::vector<std::string> check_critical_paths(const TraceDocument& doc, double m
                            std::to_string(first.rank) + ", after '" + s.name + "' there had ended");
         break;
       }
-    if (p.coverage() < min_coverage)
+    if (p.coverage() < min_coverage && !host_bound.count(call.algo))
       algo.short_paths.push_back(at + ": the path's spans explain " + std::to_string(100 * p.coverage()) +
                                  "% of the call");
   }

@@ -3,6 +3,7 @@
 // problems it found, one line each naming rank, call and span; empty: none.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,13 @@ std::vector<std::string> check_call_times(const TraceDocument& doc, const nlohma
 // on its rank (the walk reached the start of the call); and its spans explain
 // at least `min_coverage` of the call. A loaded machine can stall a lane for
 // milliseconds, time no span explains, so up to `may_stall` of an algorithm's
-// calls (a fraction, rounded down) may fall short of the coverage. For every
-// algorithm whose ranks exchange frames, some call's path crosses ranks (it
-// follows a receive to the send it waited for).
-std::vector<std::string> check_critical_paths(const TraceDocument& doc, double min_coverage, double may_stall);
+// calls (a fraction, rounded down) may fall short of the coverage; an
+// algorithm in `host_bound` (its run says the host, not the engine, set its
+// time: a rank waited for a CPU past kHostBoundWaitShare) is not held to the
+// coverage at all. For every algorithm whose ranks exchange frames, some
+// call's path crosses ranks (it follows a receive to the send it waited for).
+std::vector<std::string> check_critical_paths(const TraceDocument& doc, double min_coverage, double may_stall,
+                                              const std::set<std::string>& host_bound = {});
 
 // For every traced call and link direction (sender, receiver, shard), the
 // bytes of the send spans equal those of the receive spans: the in-flight
