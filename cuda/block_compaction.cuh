@@ -1,5 +1,6 @@
 // CUDA block compaction and scatter: host launchers of the kernels that
-// implement the contract of engine/blocks/block_compaction.h on device tensors.
+// implement the contract of engine/blocks/block_compaction.h on device
+// tensors (the compaction in segments, below).
 // Plain C++ (no CUDA header needed), so the harness can include it; built
 // only when OMNIB_HAVE_CUDA_KERNELS is defined (library omnib_cuda).
 //
@@ -20,21 +21,58 @@
 
 namespace omnib::gpu {
 
-// Device scratch (bytes) that compact_blocks_async needs for `range`: the
-// per-tile states of the single-pass scan. A few bytes per 16 KiB of tensor.
-size_t compact_scratch_bytes(const BlockLayout& layout, BlockRange range);
+// The largest block the kernels take: 2^31 elements, so that block, chunk
+// and tile arithmetic in 32 bits cannot wrap (a wrapped chunk counter would
+// never end, and the GPU would hang).
+inline constexpr uint64_t kMaxGpuBlockSize = uint64_t{1} << 31;
 
-// One pass over the device tensor at `tensor`, of elements of `elem_size`
-// bytes (4, or 2 for bf16 and half): writes the indices of the
-// non-zero blocks of `range` in increasing order to `indices` (room for
-// range.size()), their values packed to `values` (room for
-// compacted_values_capacity() elements) and their number to `*count`.
-// `scratch` holds compact_scratch_bytes() of 8-byte aligned device memory
-// (a DeviceBuffer), which this call reinitializes on `stream`: launches that
-// share a scratch must be on one stream or otherwise serialized.
+// Usage error naming the limit when the layout's blocks are larger.
+Status check_gpu_block_size(const BlockLayout& layout);
+
+// Compaction in segments. The range is cut into segments of
+// compaction_segment_blocks() consecutive blocks (one CTA's tile; a single
+// block when blocks are larger than a tile). Segment s covers blocks
+// [range.begin + s*S, range.begin + (s+1)*S) (the last one fewer) and owns
+// output slots [s*S, (s+1)*S): its non-zero blocks fill its first slots in
+// increasing index order. Slot j holds a block's index in indices[j], its
+// count of non-zero elements in nonzeros[j] and its values from element j*B
+// of `values` (B the block size; the tensor's short last block writes only
+// its real elements); segment_counts[s] says how many slots segment s used.
+// Segments never wait for each other: there is no scan across the tensor, so
+// the kernel streams at close to read bandwidth, and a batch sent from one
+// segment's slots is contiguous in memory.
+struct CompactionOutputs {
+  uint64_t* indices = nullptr;         // range.size() slots
+  void* values = nullptr;              // compacted_values_capacity(layout, range) elements
+  uint32_t* nonzeros = nullptr;        // range.size() slots
+  uint32_t* segment_counts = nullptr;  // compaction_segments(layout, range) entries
+};
+
+// Blocks per segment for this layout (0 for a layout without blocks).
+uint64_t compaction_segment_blocks(const BlockLayout& layout);
+uint64_t compaction_segments(const BlockLayout& layout, BlockRange range);
+
+// Which blocks a compaction lists: the non-zero ones, or every block (a
+// dense send: the output is then a copy of the range, with the counts).
+enum class CompactionMode { kNonZeroBlocks, kEveryBlock };
+
+// One pass over the device tensor at `tensor` (elements of `elem_size`
+// bytes: 4, or 2 for bf16 and half) that writes the segmented compaction of
+// `range` to `out` (device memory, or mapped pinned host memory for the
+// transport to send from). No scratch: launches on different streams may run
+// at once on disjoint outputs.
 Status compact_blocks_async(const void* tensor, size_t elem_size, const BlockLayout& layout, BlockRange range,
-                            void* scratch, size_t scratch_bytes, uint64_t* indices, void* values, uint64_t* count,
-                            Stream stream = nullptr);
+                            const CompactionOutputs& out, Stream stream = nullptr,
+                            CompactionMode mode = CompactionMode::kNonZeroBlocks);
+
+// Host side: calls visit(slot) for every used slot of segments [first, last)
+// of a compaction whose segment_counts the host can read, in index order.
+template <typename Visit>
+void for_each_compacted_slot(const uint32_t* segment_counts, uint64_t segment_blocks, uint64_t first, uint64_t last,
+                             Visit&& visit) {
+  for (uint64_t s = first; s < last; ++s)
+    for (uint64_t j = 0; j < segment_counts[s]; ++j) visit(s * segment_blocks + j);
+}
 
 // Writes the `n` packed blocks (`indices`, `values`, elements of elem_size
 // bytes) into the device tensor at `out`, in place or into a separate output; with kZeroUnlisted every other

@@ -196,10 +196,7 @@ Status scatter_blocks_async(const uint64_t* indices, uint64_t n, const void* val
                             const BlockLayout& layout, BlockRange range, void* out, ScatterMode mode, Stream stream) {
   OMNIB_RETURN_IF_ERROR(check_block_range(layout, range));
   OMNIB_RETURN_IF_ERROR(check_elem_size(elem_size));
-  if (layout.block_size() > UINT32_MAX) {
-    return usage_error("GPU scatter: block size " + std::to_string(layout.block_size()) +
-                       " is above the kernels' limit of 2^32-1 elements");
-  }
+  OMNIB_RETURN_IF_ERROR(check_gpu_block_size(layout).with_context("GPU scatter: "));
   if (n > range.size()) {
     return usage_error("GPU scatter: " + std::to_string(n) + " blocks listed for a range of " +
                        std::to_string(range.size()));

@@ -18,11 +18,11 @@ namespace omnib::gpu::detail {
 constexpr int kThreads = 256;
 constexpr int kElemsPerThread = 16;
 constexpr uint32_t kTileElems = kThreads * kElemsPerThread;  // 4096 elements: 16 KiB, or 8 KiB of 2-byte ones
-// Compaction holds twice that per CTA: its CTAs spend much of their life
-// ranking blocks and waiting on the look-back with no load in flight, so a
-// bigger tile keeps more bytes moving per CTA (measured on an H200: 0.46 ->
-// 0.53 of copy bandwidth at density 0.01; the scatters, which have no such
-// phase, lose from it: docs/gpu.md).
+// Compaction holds twice that per CTA: its CTAs spend part of their life
+// ranking blocks with no load in flight, so a bigger tile keeps more bytes
+// moving per CTA (measured on an H200 with the earlier look-back scan: 0.46
+// -> 0.53 of copy bandwidth at density 0.01; the scatters, which have no
+// such phase, lose from it: docs/gpu.md).
 constexpr int kCompactElemsPerThread = 32;
 constexpr uint32_t kCompactTileElems = kThreads * kCompactElemsPerThread;
 
@@ -108,6 +108,15 @@ __device__ __forceinline__ bool any_nonzero(const Words<E, VEC>& v) {
 #pragma unroll
   for (int i = 0; i < VEC; ++i) acc |= v.w[i];
   return (acc & kMagnitude<E>) != 0;
+}
+
+// How many elements have a bit set other than their sign bit.
+template <typename E, int VEC>
+__device__ __forceinline__ uint32_t nonzero_elements(const Words<E, VEC>& v) {
+  uint32_t n = 0;
+#pragma unroll
+  for (int i = 0; i < VEC; ++i) n += (v.w[i] & kMagnitude<E>) != 0;
+  return n;
 }
 
 // True if every bit is clear (+0.0 only; a -0.0 has its sign bit set).

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "cuda/block_compaction.cuh"
-#include "engine/blocks/block_scan.h"
 
 namespace omnib::gpu {
 namespace {
@@ -20,15 +19,6 @@ Status reserve_pinned(PinnedBuffer& buffer, size_t bytes) {
   return Status::ok();
 }
 
-Status reserve_device(DeviceBuffer& buffer, size_t bytes) {
-  if (buffer.size() >= bytes) return Status::ok();
-  buffer = DeviceBuffer();
-  auto grown = DeviceBuffer::allocate(bytes);
-  if (!grown.is_ok()) return grown.status();
-  buffer = grown.take();
-  return Status::ok();
-}
-
 }  // namespace
 
 Result<std::unique_ptr<WorkerBlockIo>> CudaBlockIo::create(int) {
@@ -37,98 +27,189 @@ Result<std::unique_ptr<WorkerBlockIo>> CudaBlockIo::create(int) {
   auto device = current_device();
   if (!device.is_ok()) return device.status();
   std::unique_ptr<CudaBlockIo> io(new CudaBlockIo(device.value()));
-  auto send_stream = OwnedStream::create();
-  if (!send_stream.is_ok()) return send_stream.status();
-  io->send_.stream = send_stream.take();
+  for (int i = 0; i < kSendStreams; ++i) {
+    auto stream = OwnedStream::create();
+    if (!stream.is_ok()) return stream.status();
+    io->send_.streams.push_back(stream.take());
+  }
   auto receive_stream = OwnedStream::create();
   if (!receive_stream.is_ok()) return receive_stream.status();
   io->receive_.stream = receive_stream.take();
   return std::unique_ptr<WorkerBlockIo>(std::move(io));
 }
 
-uint8_t* CudaBlockIo::element(void* tensor, uint64_t block) const {
-  return static_cast<uint8_t*>(tensor) + layout_.block_begin(block) * elem_size_;
-}
-
 Status CudaBlockIo::begin(const TensorView& in, const TensorView& out, const BlockLayout& layout, const ShardMap&) {
   if (in.device != DeviceKind::kCuda || out.device != DeviceKind::kCuda)
     return usage_error("omni: --device cuda was given a host tensor");
+  OMNIB_RETURN_IF_ERROR(check_gpu_block_size(layout));
   in_ = in;
   out_ = out;
   layout_ = layout;
   elem_size_ = dtype_size(in.dtype);
-  send_.compacted = false;
-  send_.staged = 0;
-  return Status::ok();
+  send_.queued = false;
+  return reserve_send_staging();
 }
 
-Status CudaBlockIo::compact_all(bool dense) {
+// Sizes the staging and the pieces for this tensor; both only ever grow.
+Status CudaBlockIo::reserve_send_staging() {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
   SendSide& side = send_;
   const BlockRange all{0, layout_.num_blocks()};
+  side.segment_blocks = std::max<uint64_t>(1, compaction_segment_blocks(layout_));
   OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, all.size()) * sizeof(uint64_t)));
+  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.nonzeros, std::max<uint64_t>(1, all.size()) * sizeof(uint32_t)));
+  OMNIB_RETURN_IF_ERROR(reserve_pinned(
+      side.segment_counts, std::max<uint64_t>(1, compaction_segments(layout_, all)) * sizeof(uint32_t)));
   OMNIB_RETURN_IF_ERROR(
       reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, all)) * elem_size_));
-  auto* indices = side.indices.as<uint64_t>();
-  side.compacted = true;
-  side.dense = dense;
-  if (dense) {
-    // Every block is sent: one copy of the tensor, already in packed order.
-    for (uint64_t b = 0; b < all.end; ++b) indices[b] = b;
-    OMNIB_RETURN_IF_ERROR(copy_async(side.values.host(), in_.data, layout_.count() * elem_size_, side.stream.get()));
-    OMNIB_RETURN_IF_ERROR(synchronize(side.stream.get()));
-    side.staged = all.size();
-    return Status::ok();
+
+  const uint64_t block_bytes = std::max<uint64_t>(1, layout_.block_size() * elem_size_);
+  const uint64_t segments_per_piece = std::max<uint64_t>(1, kPieceBytes / block_bytes / side.segment_blocks);
+  side.piece_blocks = segments_per_piece * side.segment_blocks;
+  side.active_pieces = static_cast<size_t>((all.size() + side.piece_blocks - 1) / side.piece_blocks);
+  while (side.pieces.size() < side.active_pieces) {
+    Piece piece;
+    auto start = OwnedEvent::create(true);
+    if (!start.is_ok()) return start.status();
+    auto done = OwnedEvent::create(true);
+    if (!done.is_ok()) return done.status();
+    piece.start = start.take();
+    piece.done = done.take();
+    side.pieces.push_back(std::move(piece));
   }
-  OMNIB_RETURN_IF_ERROR(reserve_pinned(side.count, sizeof(uint64_t)));
-  const size_t scratch_bytes = compact_scratch_bytes(layout_, all);
-  OMNIB_RETURN_IF_ERROR(reserve_device(side.scan_scratch, std::max<size_t>(8, scratch_bytes)));
-  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, all, side.scan_scratch.data(),
-                                             scratch_bytes, static_cast<uint64_t*>(side.indices.device()),
-                                             side.values.device(), static_cast<uint64_t*>(side.count.device()),
-                                             side.stream.get()));
-  OMNIB_RETURN_IF_ERROR(synchronize(side.stream.get()));
-  side.staged = *side.count.as<uint64_t>();
-  if (side.staged > all.size())
-    return internal_error("compaction reported " + std::to_string(side.staged) + " blocks in a tensor of " +
-                          std::to_string(all.size()));
+  for (size_t k = 0; k < side.active_pieces; ++k) {
+    const uint64_t first = k * side.piece_blocks;
+    side.pieces[k].blocks = {first, std::min(all.end, first + side.piece_blocks)};
+  }
   return Status::ok();
+}
+
+Status CudaBlockIo::queue_pieces(bool dense) {
+  OMNIB_RETURN_IF_ERROR(use_device(device_));
+  SendSide& side = send_;
+  side.queued = true;
+  side.dense = dense;
+  side.cursor = 0;
+  side.queued_ns = trace::now_ns();
+  for (size_t k = 0; k < side.active_pieces; ++k) {
+    side.pieces[k].ready = false;
+    OMNIB_RETURN_IF_ERROR(queue_piece(side.pieces[k], side.streams[k % side.streams.size()].get(), dense));
+  }
+  return Status::ok();
+}
+
+Status CudaBlockIo::queue_piece(Piece& piece, Stream stream, bool dense) {
+  SendSide& side = send_;
+  const uint64_t first = piece.blocks.begin;
+  const size_t value_offset = layout_.block_begin(first) * elem_size_;
+  OMNIB_RETURN_IF_ERROR(piece.start.record(stream));
+  CompactionOutputs out;
+  out.indices = static_cast<uint64_t*>(side.indices.device()) + first;
+  out.nonzeros = static_cast<uint32_t*>(side.nonzeros.device()) + first;
+  out.segment_counts = static_cast<uint32_t*>(side.segment_counts.device()) + first / side.segment_blocks;
+  out.values = static_cast<uint8_t*>(side.values.device()) + value_offset;
+  // Dense, every block is listed: a copy of the piece, with the counts.
+  OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, piece.blocks, out, stream,
+                                             dense ? CompactionMode::kEveryBlock : CompactionMode::kNonZeroBlocks));
+  return piece.done.record(stream);
+}
+
+// Waits for every piece that starts before block `to`, in order.
+Status CudaBlockIo::wait_for_pieces(uint64_t to) {
+  SendSide& side = send_;
+  for (size_t k = 0; k < side.active_pieces && side.pieces[k].blocks.begin < to; ++k) {
+    Piece& piece = side.pieces[k];
+    if (piece.ready) continue;
+    OMNIB_RETURN_IF_ERROR(piece.done.wait());
+    piece.ready = true;
+    trace_piece(piece, k);
+  }
+  return Status::ok();
+}
+
+// A span for the piece's time on the GPU, on its stream's track, placed on
+// the host clock from when the first piece was queued (to within the launch
+// latency).
+void CudaBlockIo::trace_piece(const Piece& piece, size_t index) {
+  if (!trace::recording()) return;
+  SendSide& side = send_;
+  const size_t stream = index % side.streams.size();
+  if (side.tracks.size() < side.streams.size()) side.tracks.resize(side.streams.size());
+  if (!side.tracks[stream]) side.tracks[stream] = std::make_unique<trace::Track>();
+  const Piece& first = side.pieces[0];
+  auto begin_ms = piece.start.ms_since(first.start);
+  auto end_ms = piece.done.ms_since(first.start);
+  if (!begin_ms.is_ok() || !end_ms.is_ok()) return;  // timing is best effort; the data is ready
+  side.tracks[stream]->enter();
+  trace::name_thread("gpu stream", static_cast<int>(stream));
+  trace::record("compact", trace::Kind::kCompute,
+                side.queued_ns + static_cast<int64_t>(begin_ms.value() * 1e6),
+                side.queued_ns + static_cast<int64_t>(end_ms.value() * 1e6), {.blocks = piece.blocks.size()});
+  side.tracks[stream]->leave();
 }
 
 Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
                          std::vector<uint32_t>* nonzeros) {
-  if (!send_.compacted || send_.dense != dense) OMNIB_RETURN_IF_ERROR(compact_all(dense));
-  const uint64_t* indices = send_.indices.as<uint64_t>();
-  const uint64_t* staged_end = indices + send_.staged;
-  const size_t block_bytes = layout_.block_size() * elem_size_;
+  SendSide& side = send_;
+  if (!side.queued || side.dense != dense) OMNIB_RETURN_IF_ERROR(queue_pieces(dense));
+  to = std::min<uint64_t>(to, layout_.num_blocks());
+  if (from >= to) return Status::ok();
+  OMNIB_RETURN_IF_ERROR(wait_for_pieces(to));
+  const uint32_t* counts = side.nonzeros.as<uint32_t>();
+  if (dense) {  // every segment is full: block b sits in slot b
+    for (uint64_t b = from; b < to; ++b) {
+      found.push_back(b);
+      if (nonzeros) nonzeros->push_back(counts[b]);
+    }
+    return Status::ok();
+  }
+  const uint64_t* indices = side.indices.as<uint64_t>();
+  const uint64_t per_segment = side.segment_blocks;
   // Located by index, not by a cursor: a second pass over the tensor (the
   // same blocks found again before the next begin) gets what the first got.
-  for (const uint64_t* at = std::lower_bound(indices, staged_end, from); at != staged_end && *at < to; ++at) {
-    const uint64_t b = *at;
-    if (nonzeros)
-      nonzeros->push_back(static_cast<uint32_t>(count_nonzero(
-          send_.values.as<uint8_t>() + static_cast<size_t>(at - indices) * block_bytes, layout_.block_length(b),
-          elem_size_)));
-    found.push_back(b);
-  }
+  for_each_compacted_slot(side.segment_counts.as<uint32_t>(), per_segment, from / per_segment,
+                          (to + per_segment - 1) / per_segment, [&](uint64_t slot) {
+                            const uint64_t b = indices[slot];
+                            if (b < from || b >= to) return;
+                            found.push_back(b);
+                            if (nonzeros) nonzeros->push_back(counts[slot]);
+                          });
   return Status::ok();
 }
 
+// The slot of a found block: usually the one after the last located (the
+// engine asks in index order), or the first of a later segment; otherwise a
+// search within its segment (at most log2(8192) steps).
+uint64_t CudaBlockIo::slot_of(uint64_t block) {
+  SendSide& side = send_;
+  if (side.dense) return block;
+  const uint64_t* indices = side.indices.as<uint64_t>();
+  const uint64_t first = block / side.segment_blocks * side.segment_blocks;
+  const uint64_t end = first + side.segment_counts.as<uint32_t>()[block / side.segment_blocks];
+  uint64_t slot = side.cursor;
+  if (slot < first || slot >= end || indices[slot] != block) {
+    slot = first < end && indices[first] == block
+               ? first
+               : static_cast<uint64_t>(std::lower_bound(indices + first, indices + end, block) - indices);
+  }
+  side.cursor = slot + 1;
+  return slot;
+}
+
 void CudaBlockIo::value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) {
-  const uint64_t* indices = send_.indices.as<uint64_t>();
   const size_t block_bytes = layout_.block_size() * elem_size_;
   uint64_t previous = 0;
   for (size_t i = 0; i < blocks.size(); ++i) {
-    // Packed blocks sit back to back in index order; only the tensor's last is short.
+    // Slot j's block starts at j * block_bytes; only the tensor's last block is short.
     const uint64_t b = blocks[i];
-    const uint64_t pos = static_cast<uint64_t>(std::lower_bound(indices, indices + send_.staged, b) - indices);
+    const uint64_t slot = slot_of(b);
     const size_t len = layout_.block_length(b) * elem_size_;
-    if (i > 0 && pos == previous + 1) {  // the first block always starts an iovec of its own
+    if (i > 0 && slot == previous + 1) {  // the first block always starts an iovec of its own
       out.back().iov_len += len;
     } else {
-      out.push_back({send_.values.as<uint8_t>() + pos * block_bytes, len});
+      out.push_back({send_.values.as<uint8_t>() + slot * block_bytes, len});
     }
-    previous = pos;
+    previous = slot;
   }
 }
 

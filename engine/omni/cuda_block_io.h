@@ -1,17 +1,23 @@
 // WorkerBlockIo for tensors in GPU memory (`--device cuda`).
 //
-// Send half: the first find() of a collective runs the one-pass compaction
-// kernel over the whole tensor, writing indices and packed values straight
-// into mapped pinned host memory, which the transport then sends without a
-// further copy; find() then hands out the compacted blocks piece by piece,
-// and value_iovecs() points into the packed values.
+// Send half: the first find() of a collective queues the compaction of the
+// whole tensor in pieces of about kPieceBytes, each on one of a few streams,
+// each writing its own part of mapped pinned host memory (indices, counts of
+// non-zero elements, packed values), which the transport then sends without a
+// further copy. find() waits only for the pieces it reads, so the first
+// piece's batches are on the wire while later pieces still compact. The
+// kernel's counts choose each batch's encoding (the host never reads staged
+// values for that), and value_iovecs() finds a block's packed position from
+// where the last one was, without a search in the usual order.
 //
 // Receive half: out of place, the output is zeroed on the device first (any
 // shard layout); each arriving batch is copied into pinned staging (sparse
-// encodings expanded to whole blocks on the way) and
-// scattered into the output by a kernel on the same stream, asynchronously,
-// so scatters overlap the next batches' network time. finish_receive waits
-// for the stream.
+// encodings expanded to whole blocks on the way) and scattered into the
+// output by a kernel on the same stream, asynchronously, so scatters overlap
+// the next batches' network time. finish_receive waits for the stream.
+//
+// Pinned staging grows to the largest tensor seen and is kept: after the
+// first call of a size (a warm-up), calls allocate nothing.
 //
 // Plain C++ (no CUDA header), built into omnib_cuda.
 #pragma once
@@ -20,13 +26,22 @@
 #include <vector>
 
 #include "cuda/device_buffer.h"
+#include "cuda/gpu_event.h"
 #include "cuda/gpu_stream.h"
 #include "engine/omni/worker_block_io.h"
+#include "engine/trace/trace.h"
 
 namespace omnib::gpu {
 
 class CudaBlockIo final : public WorkerBlockIo {
  public:
+  // Tensor bytes per compaction piece: small enough that the first batches
+  // leave early, large enough that a launch is far longer than its overhead.
+  static constexpr size_t kPieceBytes = size_t{16} << 20;
+  // Streams the pieces are spread over, so that one piece's tail overlaps
+  // the next piece's start.
+  static constexpr int kSendStreams = 4;
+
   // Binds to the calling thread's current device (the harness selects it).
   static Result<std::unique_ptr<WorkerBlockIo>> create(int shards);
 
@@ -40,15 +55,29 @@ class CudaBlockIo final : public WorkerBlockIo {
   Status finish_receive(int shard) override;
 
  private:
+  // A run of blocks that compacts on one stream (dense: every block listed).
+  struct Piece {
+    BlockRange blocks;
+    OwnedEvent start;  // timed, for the trace
+    OwnedEvent done;
+    bool ready = false;  // done was waited for in this collective
+  };
   struct SendSide {
-    OwnedStream stream;
-    DeviceBuffer scan_scratch;
-    PinnedBuffer indices;  // uint64 per block of the tensor
-    PinnedBuffer values;   // the packed blocks
-    PinnedBuffer count;    // one uint64, written by the kernel
-    uint64_t staged = 0;   // blocks compacted
-    bool compacted = false;
-    bool dense = false;    // what the compaction staged: every block, or the non-zero ones
+    std::vector<OwnedStream> streams;
+    std::vector<std::unique_ptr<trace::Track>> tracks;  // a track per stream, made at the first traced call
+    // A slot per block of the tensor (cuda/block_compaction.cuh).
+    PinnedBuffer indices;         // uint64 per slot
+    PinnedBuffer nonzeros;        // uint32 per slot
+    PinnedBuffer segment_counts;  // uint32 per segment
+    PinnedBuffer values;          // slot j's block from element j * B
+    std::vector<Piece> pieces;  // grows to the most a tensor needed; events are kept
+    size_t active_pieces = 0;   // this tensor's
+    uint64_t segment_blocks = 1;
+    uint64_t piece_blocks = 1;  // a multiple of segment_blocks
+    int64_t queued_ns = 0;      // host clock when the first piece was queued
+    bool queued = false;
+    bool dense = false;  // what was queued: every block, or the non-zero ones
+    uint64_t cursor = 0;  // the slot after the last one value_iovecs located
   };
   struct ReceiveSide {
     OwnedStream stream;
@@ -59,8 +88,12 @@ class CudaBlockIo final : public WorkerBlockIo {
   };
 
   explicit CudaBlockIo(int device) : device_(device) {}
-  uint8_t* element(void* tensor, uint64_t block) const;
-  Status compact_all(bool dense);
+  Status reserve_send_staging();
+  Status queue_pieces(bool dense);
+  Status queue_piece(Piece& piece, Stream stream, bool dense);
+  Status wait_for_pieces(uint64_t to);
+  void trace_piece(const Piece& piece, size_t index);
+  uint64_t slot_of(uint64_t block);
 
   int device_;
   SendSide send_;

@@ -47,11 +47,39 @@ DeviceBuffer upload(const std::vector<W>& host, size_t offset_words = 0) {
   return d;
 }
 
+// A device buffer of `n` copies of `value`.
+template <typename T>
+DeviceBuffer filled(size_t n, T value) {
+  DeviceBuffer d = take_or_fail(DeviceBuffer::allocate(n * sizeof(T)));
+  EXPECT_TRUE(gpu::copy_to_device(d.data(), std::vector<T>(n, value).data(), n * sizeof(T)).is_ok());
+  return d;
+}
+
 template <typename T>
 std::vector<T> download(const void* device, size_t n) {
   std::vector<T> host(n);
   EXPECT_TRUE(gpu::copy_to_host(host.data(), device, n * sizeof(T)).is_ok());
   return host;
+}
+
+constexpr uint32_t kPoison32 = kPoison;
+
+// A segmented compaction as the host reads it back.
+template <typename W>
+struct Segmented {
+  std::vector<uint64_t> indices;
+  std::vector<uint32_t> nonzeros;
+  std::vector<uint32_t> counts;
+  std::vector<W> values;
+};
+
+// Elements of block b with a bit set other than the sign bit.
+template <typename W>
+uint32_t nonzero_elements(const std::vector<W>& t, const BlockLayout& layout, uint64_t b) {
+  const W magnitude = static_cast<W>(~(W{1} << (8 * sizeof(W) - 1)));
+  uint32_t n = 0;
+  for (size_t e = 0; e < layout.block_length(b); ++e) n += (t[layout.block_begin(b) + e] & magnitude) != 0;
+  return n;
 }
 
 class GpuCompactionTest : public ::testing::Test {
@@ -63,61 +91,97 @@ class GpuCompactionTest : public ::testing::Test {
 
   // Compacts `t` (elements of type W) on the device (its tensor starting
   // `offset_words` elements into the buffer, to test unaligned tensors) and
-  // compares with the CPU reference. Outputs are poisoned and one entry
-  // longer than needed.
+  // compares with the CPU reference: the used slots of the segments, read in
+  // order, are its packed list, each with its count of non-zero elements;
+  // unused slots and one entry past every output stay poisoned.
   template <typename W>
   void expect_compaction(const std::vector<W>& t, const BlockLayout& layout, BlockRange range,
-                         size_t offset_words = 0, bool pinned_output = false) {
+                         size_t offset_words = 0, bool pinned_output = false,
+                         gpu::CompactionMode mode = gpu::CompactionMode::kNonZeroBlocks) {
     const W poison = test_inputs::Bits<W>::kPoison;
     std::vector<uint64_t> want_indices(range.size());
     std::vector<W> want_values(compacted_values_capacity(layout, range));
-    Result<uint64_t> want =
-        compact_blocks(t.data(), sizeof(W), layout, range, want_indices.data(), want_values.data());
-    ASSERT_TRUE(want.is_ok()) << want.status().message();
-    const uint64_t n = want.value();
-    const uint64_t packed = n ? packed_elements(layout, n, want_indices[n - 1]) : 0;
+    uint64_t n = range.size();
+    if (mode == gpu::CompactionMode::kEveryBlock) {  // every block, zero or not: a copy
+      for (uint64_t k = 0; k < n; ++k) want_indices[k] = range.begin + k;
+      std::copy_n(t.begin() + static_cast<std::ptrdiff_t>(layout.block_begin(range.begin)),
+                  layout.elements_in(range), want_values.begin());
+    } else {
+      Result<uint64_t> want =
+          compact_blocks(t.data(), sizeof(W), layout, range, want_indices.data(), want_values.data());
+      ASSERT_TRUE(want.is_ok()) << want.status().message();
+      n = want.value();
+    }
 
     DeviceBuffer tensor = upload(t, offset_words);
     const void* tensor_start = tensor.as<W>() + offset_words;
-    DeviceBuffer scratch = take_or_fail(DeviceBuffer::allocate(gpu::compact_scratch_bytes(layout, range)));
-    const size_t index_slots = range.size() + 1, value_slots = want_values.size() + 1;
-    std::vector<uint64_t> got_indices;
-    std::vector<W> got_values;
-    uint64_t got_n = kPoison;
+    const uint64_t segments = gpu::compaction_segments(layout, range);
+    const size_t slots = range.size() + 1, value_slots = want_values.size() + 1, count_slots = segments + 1;
+    Segmented<W> got;
     if (pinned_output) {
-      PinnedBuffer indices = take_or_fail(PinnedBuffer::allocate(index_slots * 8));
+      PinnedBuffer indices = take_or_fail(PinnedBuffer::allocate(slots * 8));
+      PinnedBuffer nonzeros = take_or_fail(PinnedBuffer::allocate(slots * 4));
+      PinnedBuffer counts = take_or_fail(PinnedBuffer::allocate(count_slots * 4));
       PinnedBuffer values = take_or_fail(PinnedBuffer::allocate(value_slots * sizeof(W)));
-      PinnedBuffer count = take_or_fail(PinnedBuffer::allocate(8));
-      std::fill_n(indices.as<uint64_t>(), index_slots, kPoison);
+      std::fill_n(indices.as<uint64_t>(), slots, kPoison);
+      std::fill_n(nonzeros.as<uint32_t>(), slots, kPoison32);
+      std::fill_n(counts.as<uint32_t>(), count_slots, kPoison32);
       std::fill_n(values.as<W>(), value_slots, poison);
-      *count.as<uint64_t>() = kPoison;
-      ASSERT_OK(gpu::compact_blocks_async(tensor_start, sizeof(W), layout, range, scratch.data(), scratch.size(),
-                                          static_cast<uint64_t*>(indices.device()), values.device(),
-                                          static_cast<uint64_t*>(count.device())));
+      gpu::CompactionOutputs out{static_cast<uint64_t*>(indices.device()), values.device(),
+                                 static_cast<uint32_t*>(nonzeros.device()), static_cast<uint32_t*>(counts.device())};
+      ASSERT_OK(gpu::compact_blocks_async(tensor_start, sizeof(W), layout, range, out, nullptr, mode));
       ASSERT_OK(gpu::synchronize());
-      got_indices.assign(indices.as<uint64_t>(), indices.as<uint64_t>() + index_slots);
-      got_values.assign(values.as<W>(), values.as<W>() + value_slots);
-      got_n = *count.as<uint64_t>();
+      got.indices.assign(indices.as<uint64_t>(), indices.as<uint64_t>() + slots);
+      got.nonzeros.assign(nonzeros.as<uint32_t>(), nonzeros.as<uint32_t>() + slots);
+      got.counts.assign(counts.as<uint32_t>(), counts.as<uint32_t>() + count_slots);
+      got.values.assign(values.as<W>(), values.as<W>() + value_slots);
     } else {
-      DeviceBuffer indices = take_or_fail(DeviceBuffer::allocate(index_slots * 8));
-      DeviceBuffer values = upload(std::vector<W>(value_slots - 1, poison));
-      DeviceBuffer count = take_or_fail(DeviceBuffer::allocate(8));
-      ASSERT_OK(gpu::copy_to_device(indices.data(), std::vector<uint64_t>(index_slots, kPoison).data(), index_slots * 8));
-      ASSERT_OK(gpu::copy_to_device(count.data(), &got_n, 8));
-      ASSERT_OK(gpu::compact_blocks_async(tensor_start, sizeof(W), layout, range, scratch.data(), scratch.size(),
-                                          indices.as<uint64_t>(), values.data(), count.as<uint64_t>()));
+      DeviceBuffer indices = filled<uint64_t>(slots, kPoison);
+      DeviceBuffer nonzeros = filled<uint32_t>(slots, kPoison32);
+      DeviceBuffer counts = filled<uint32_t>(count_slots, kPoison32);
+      DeviceBuffer values = filled<W>(value_slots, poison);
+      gpu::CompactionOutputs out{indices.as<uint64_t>(), values.data(), nonzeros.as<uint32_t>(),
+                                 counts.as<uint32_t>()};
+      ASSERT_OK(gpu::compact_blocks_async(tensor_start, sizeof(W), layout, range, out, nullptr, mode));
       ASSERT_OK(gpu::synchronize());
-      got_indices = download<uint64_t>(indices.data(), index_slots);
-      got_values = download<W>(values.data(), value_slots);
-      got_n = download<uint64_t>(count.data(), 1)[0];
+      got.indices = download<uint64_t>(indices.data(), slots);
+      got.nonzeros = download<uint32_t>(nonzeros.data(), slots);
+      got.counts = download<uint32_t>(counts.data(), count_slots);
+      got.values = download<W>(values.data(), value_slots);
     }
-    ASSERT_EQ(got_n, n);
-    for (uint64_t k = 0; k < index_slots; ++k) {
-      ASSERT_EQ(got_indices[k], k < n ? want_indices[k] : kPoison) << "index " << k;
+    ASSERT_EQ(got.counts[segments], kPoison32) << "segment count past the last segment";
+    ASSERT_EQ(got.indices[slots - 1], kPoison) << "index past the last slot";
+    ASSERT_EQ(got.values[value_slots - 1], poison) << "value past the capacity";
+
+    // Walk the segments as the engine does and rebuild the packed list.
+    const uint64_t per_segment = gpu::compaction_segment_blocks(layout);
+    std::vector<uint64_t> listed;
+    std::vector<W> packed;
+    for (uint64_t seg = 0; seg < segments; ++seg) {
+      const uint64_t blocks_here = std::min(per_segment, range.size() - seg * per_segment);
+      ASSERT_LE(got.counts[seg], blocks_here) << "segment " << seg;
+      for (uint64_t j = 0; j < blocks_here; ++j) {
+        const uint64_t slot = seg * per_segment + j;
+        if (j >= got.counts[seg]) {
+          ASSERT_EQ(got.indices[slot], kPoison) << "unused slot " << slot;
+          ASSERT_EQ(got.nonzeros[slot], kPoison32) << "unused slot " << slot;
+          continue;
+        }
+        const uint64_t b = got.indices[slot];
+        ASSERT_TRUE(b >= range.begin + seg * per_segment && b < range.begin + seg * per_segment + blocks_here)
+            << "slot " << slot << " holds block " << b << ", outside its segment";
+        const size_t len = layout.block_length(b);
+        ASSERT_EQ(got.nonzeros[slot], nonzero_elements(t, layout, b)) << "block " << b;
+        listed.push_back(b);
+        const W* v = got.values.data() + slot * layout.block_size();
+        packed.insert(packed.end(), v, v + len);
+      }
     }
-    for (uint64_t e = 0; e < value_slots; ++e) {
-      ASSERT_EQ(got_values[e], e < packed ? want_values[e] : poison) << "value element " << e;
-    }
+    ASSERT_EQ(listed.size(), n);
+    for (uint64_t k = 0; k < n; ++k) ASSERT_EQ(listed[k], want_indices[k]) << "block " << k << " of the list";
+    const uint64_t want_packed = n ? packed_elements(layout, n, want_indices[n - 1]) : 0;
+    ASSERT_EQ(packed.size(), want_packed);
+    for (uint64_t e = 0; e < want_packed; ++e) ASSERT_EQ(packed[e], want_values[e]) << "value element " << e;
   }
 
   // Scatters a random packed list on the device in both modes, in place over
@@ -220,7 +284,7 @@ INSTANTIATE_TEST_SUITE_P(BlockSizesAndDensities, GpuCompactionSweep,
                                   std::to_string(std::get<2>(info.param));
                          });
 
-// Many CTAs, so the look-back crosses many tiles and windows of 32.
+// Many CTAs and segments, and words of 32 blocks in every position.
 TEST_F(GpuCompactionTest, LargeTensorsMatchCpu) {
   for (size_t block_size : {1, 32, 256}) {
     for (double density : {0.01, 0.3, 1.0}) {
@@ -259,6 +323,22 @@ TEST_F(GpuCompactionTest, CompactsIntoMappedPinnedMemory) {
   }
 }
 
+// A dense send lists every block, zero ones too, with their counts: small
+// blocks, one block per tile, and streamed large blocks (a zero one included).
+TEST_F(GpuCompactionTest, EveryBlockModeListsZeroBlocksWithTheirCounts) {
+  for (size_t block_size : {1, 32, 5000, 16384}) {
+    const size_t count = 40 * block_size + 3;
+    const BlockLayout layout(count, block_size);
+    SCOPED_TRACE("block size " + std::to_string(block_size));
+    std::vector<uint32_t> t = test_inputs::make_block_sparse(count, block_size, 0.3, 21);
+    expect_compaction(t, layout, {0, layout.num_blocks()}, 0, false, gpu::CompactionMode::kEveryBlock);
+    expect_compaction(t, layout, {2, layout.num_blocks()}, 0, true, gpu::CompactionMode::kEveryBlock);
+    std::vector<uint16_t> halves = test_inputs::make_block_sparse<uint16_t>(count, block_size, 0.3, 22);
+    expect_compaction(halves, layout, {0, layout.num_blocks()}, 0, false, gpu::CompactionMode::kEveryBlock);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // Large blocks whose only non-zero word is in a late chunk: the chunks passed
 // before it must come out as zeros, written without a second read.
 TEST_F(GpuCompactionTest, LargeBlockWithLateFirstNonZero) {
@@ -274,26 +354,41 @@ TEST_F(GpuCompactionTest, LargeBlockWithLateFirstNonZero) {
   expect_compaction(t, layout, {1, 5});
 }
 
-TEST_F(GpuCompactionTest, EmptyRangeWritesZeroCount) {
+TEST_F(GpuCompactionTest, EmptyRangeWritesNothing) {
   BlockLayout layout(1000, 32);
-  DeviceBuffer count = take_or_fail(DeviceBuffer::allocate(8));
-  uint64_t poison = kPoison;
-  ASSERT_OK(gpu::copy_to_device(count.data(), &poison, 8));
-  ASSERT_OK(gpu::compact_blocks_async(nullptr, 4, layout, {3, 3}, nullptr, 0, nullptr, nullptr, count.as<uint64_t>()));
+  EXPECT_EQ(gpu::compaction_segments(layout, {3, 3}), 0u);
+  ASSERT_OK(gpu::compact_blocks_async(nullptr, 4, layout, {3, 3}, gpu::CompactionOutputs{}));
   ASSERT_OK(gpu::synchronize());
-  EXPECT_EQ(download<uint64_t>(count.data(), 1)[0], 0u);
 }
 
 TEST_F(GpuCompactionTest, RejectsBadArguments) {
   BlockLayout layout(1000, 32);  // 32 blocks
   DeviceBuffer buf = take_or_fail(DeviceBuffer::allocate(1 << 16));
   auto* p = buf.as<uint64_t>();
-  EXPECT_EQ(gpu::compact_blocks_async(p, 4, layout, {0, 33}, p, 1 << 16, p, p, p).code(), Code::kUsage);
-  EXPECT_EQ(gpu::compact_blocks_async(p, 4, layout, {0, 32}, p, 1, p, p, p).code(), Code::kUsage);  // small scratch
-  EXPECT_EQ(gpu::compact_blocks_async(p, 8, layout, {0, 32}, p, 1 << 16, p, p, p).code(), Code::kUsage);  // 8-byte elements
+  const gpu::CompactionOutputs out{p, p, buf.as<uint32_t>(), buf.as<uint32_t>()};
+  EXPECT_EQ(gpu::compact_blocks_async(p, 4, layout, {0, 33}, out).code(), Code::kUsage);
+  EXPECT_EQ(gpu::compact_blocks_async(p, 8, layout, {0, 32}, out).code(), Code::kUsage);  // 8-byte elements
+  gpu::CompactionOutputs no_counts = out;
+  no_counts.segment_counts = nullptr;
+  EXPECT_EQ(gpu::compact_blocks_async(p, 4, layout, {0, 32}, no_counts).code(), Code::kUsage);
   EXPECT_EQ(gpu::scatter_blocks_async(p, 33, p, 4, layout, {0, 32}, p, ScatterMode::kListedOnly).code(), Code::kUsage);
   EXPECT_EQ(gpu::scatter_blocks_async(p, 1, p, 4, layout, {0, 33}, p, ScatterMode::kZeroUnlisted).code(), Code::kUsage);
   EXPECT_EQ(gpu::scatter_blocks_async(p, 1, p, 3, layout, {0, 32}, p, ScatterMode::kZeroUnlisted).code(), Code::kUsage);
+}
+
+// Blocks above 2^31 elements are refused before anything reaches the GPU
+// (so this runs without one): 32-bit chunk and tile arithmetic would wrap.
+TEST(GpuCompactionLimits, BlocksAbove2To31AreAUsageErrorNamingTheLimit) {
+  const uint64_t too_big = gpu::kMaxGpuBlockSize + 1;
+  BlockLayout layout(too_big, too_big);
+  const Status compact = gpu::compact_blocks_async(nullptr, 4, layout, {0, 1}, gpu::CompactionOutputs{});
+  EXPECT_EQ(compact.code(), Code::kUsage);
+  EXPECT_NE(compact.message().find("2^31"), std::string::npos) << compact.message();
+  const Status scatter =
+      gpu::scatter_blocks_async(nullptr, 0, nullptr, 4, layout, {0, 1}, nullptr, ScatterMode::kZeroUnlisted);
+  EXPECT_EQ(scatter.code(), Code::kUsage);
+  EXPECT_NE(scatter.message().find("2^31"), std::string::npos) << scatter.message();
+  EXPECT_TRUE(gpu::check_gpu_block_size(BlockLayout(gpu::kMaxGpuBlockSize, gpu::kMaxGpuBlockSize)).is_ok());
 }
 
 }  // namespace
