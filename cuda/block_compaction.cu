@@ -6,10 +6,10 @@
 // zero blocks too: a copy with counts). No CTA waits for another.
 //
 // Two strategies by block size:
-//  - B <= kCompactTileElems: a CTA holds one segment of blocks_per_tile
-//    whole blocks.
-//  - B >  kCompactTileElems: a CTA streams one block (a segment of one) in
-//    chunks of that size. Until it meets the first non-zero element nothing
+//  - B <= kCompactTileElems<E> (8192 4-byte or 16384 2-byte elements): a CTA
+//    holds one segment of blocks_per_tile whole blocks.
+//  - B >  kCompactTileElems<E>: a CTA streams one block (a segment of one)
+//    in chunks of that size. Until it meets the first non-zero element nothing
 //    is written; from there it writes zeros for the chunks it already passed
 //    (they were all zero: no need to read them again, unless one held a
 //    -0.0, whose bits must be kept) and copies each chunk as it loads it.
@@ -44,12 +44,12 @@ struct CompactArgs {
 // Strategy 1: one segment of blocks_per_tile whole blocks per CTA. Dynamic
 // shared memory holds one int per block of the segment: first its count of
 // non-zero elements, then (count << 5 | rank within its 32-block word), or -1
-// for a zero block. A count is at most B <= kCompactTileElems (2^13), so both
-// fit.
+// for a zero block. A count is at most B <= kCompactTileElems<E> (2^14), so
+// both fit.
 template <typename E, int VEC>
 __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactArgs<E> a) {
-  constexpr int kItems = kCompactElemsPerThread / VEC;
-  constexpr int kWords = kCompactTileElems / 32;  // 32-block words of flags in the largest tile
+  constexpr int kItems = kCompactElemsPerThread<E> / VEC;
+  constexpr int kWords = kCompactMaxTileBlocks / 32;  // 32-block words of flags in the largest tile
   extern __shared__ int s_block[];
   __shared__ unsigned s_word_offset[kWords];
 
@@ -144,11 +144,12 @@ __global__ void __launch_bounds__(kThreads) compact_small_blocks_kernel(CompactA
   }
 }
 
-// Strategy 2: one block per CTA, streamed in chunks of kCompactTileElems;
+// Strategy 2: one block per CTA, streamed in chunks of kCompactTileElems<E>;
 // the block's segment is its own slot.
 template <typename E, int VEC>
 __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactArgs<E> a) {
-  constexpr int kItems = kCompactElemsPerThread / VEC;
+  constexpr int kItems = kCompactElemsPerThread<E> / VEC;
+  constexpr uint32_t kChunk = kCompactTileElems<E>;
   __shared__ int s_signed_zero;  // a chunk passed as zero held a -0.0
   __shared__ unsigned s_nonzeros;
 
@@ -168,9 +169,9 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
 
   bool found = a.every_block;  // same on every thread: it only changes after a barrier
   uint32_t nonzeros = 0;
-  // len <= kMaxGpuBlockSize = 2^31, so chunk + kCompactTileElems cannot wrap.
-  for (uint32_t chunk = 0; chunk < len; chunk += kCompactTileElems) {
-    const uint32_t chunk_len = min(kCompactTileElems, len - chunk);
+  // len <= kMaxGpuBlockSize = 2^31, so chunk + kChunk cannot wrap.
+  for (uint32_t chunk = 0; chunk < len; chunk += kChunk) {
+    const uint32_t chunk_len = min(kChunk, len - chunk);
     Words<E, VEC> v[kItems];
     bool any_bits = false;
     uint32_t mine = 0;
@@ -191,7 +192,7 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
       found = true;
       // The chunks before this one held only zeros: write them without reading
       // them again, unless one held a -0.0, whose bits the output must keep
-      // (rare: then they are copied). chunk is a multiple of kCompactTileElems, so of VEC.
+      // (rare: then they are copied). chunk is a multiple of kChunk, so of VEC.
       if (s_signed_zero == 0) {
         for (uint32_t e = tid * VEC; e < chunk; e += kThreads * VEC)
           store_words<E, VEC>(out + e, zero_words<E, VEC>(), VEC);
@@ -222,7 +223,7 @@ __global__ void __launch_bounds__(kThreads) compact_large_blocks_kernel(CompactA
 template <typename E, int VEC>
 Status launch_compaction(const CompactArgs<E>& args, uint64_t tiles, cudaStream_t stream) {
   const unsigned grid = static_cast<unsigned>(tiles);
-  if (args.block_size <= kCompactTileElems) {
+  if (args.block_size <= kCompactTileElems<E>) {
     const size_t shared = sizeof(int) * args.blocks_per_tile;
     compact_small_blocks_kernel<E, VEC><<<grid, kThreads, shared, stream>>>(args);
     OMNIB_CUDA_CHECK_LAUNCH("compact_small_blocks_kernel");
@@ -244,13 +245,13 @@ Status launch_typed(const void* tensor, const BlockLayout& layout, BlockRange ra
   args.end = range.end;
   args.end_elem = layout.block_begin(range.begin) + layout.elements_in(range);
   args.block_size = static_cast<uint32_t>(layout.block_size());
-  args.blocks_per_tile = static_cast<uint32_t>(compaction_segment_blocks(layout));
+  args.blocks_per_tile = static_cast<uint32_t>(compaction_segment_blocks(layout, sizeof(E)));
   args.indices = out.indices;
   args.values = static_cast<E*>(out.values);
   args.nonzeros = out.nonzeros;
   args.segment_counts = out.segment_counts;
   args.every_block = every_block;
-  const uint64_t tiles = compaction_segments(layout, range);
+  const uint64_t tiles = compaction_segments(layout, sizeof(E), range);
   if (tiles > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
     return usage_error("GPU compaction: range of " + std::to_string(range.size()) +
                        " blocks needs more CTAs than a launch allows");
@@ -268,14 +269,15 @@ Status check_gpu_block_size(const BlockLayout& layout) {
                      " is above the GPU kernels' limit of 2^31 elements: pass a smaller --block-size");
 }
 
-uint64_t compaction_segment_blocks(const BlockLayout& layout) {
+uint64_t compaction_segment_blocks(const BlockLayout& layout, size_t elem_size) {
   const uint64_t block_size = layout.block_size();
   if (block_size == 0) return 0;
-  return block_size <= detail::kCompactTileElems ? detail::kCompactTileElems / block_size : 1;
+  const uint64_t tile = elem_size == 2 ? detail::kCompactTileElems<uint16_t> : detail::kCompactTileElems<uint32_t>;
+  return block_size <= tile ? std::min<uint64_t>(tile / block_size, detail::kCompactMaxTileBlocks) : 1;
 }
 
-uint64_t compaction_segments(const BlockLayout& layout, BlockRange range) {
-  const uint64_t per_segment = compaction_segment_blocks(layout);
+uint64_t compaction_segments(const BlockLayout& layout, size_t elem_size, BlockRange range) {
+  const uint64_t per_segment = compaction_segment_blocks(layout, elem_size);
   if (per_segment == 0 || range.end <= range.begin) return 0;
   return (range.size() + per_segment - 1) / per_segment;
 }

@@ -30,8 +30,8 @@ inline constexpr uint64_t kMaxGpuBlockSize = uint64_t{1} << 31;
 Status check_gpu_block_size(const BlockLayout& layout);
 
 // Compaction in segments. The range is cut into segments of
-// compaction_segment_blocks() consecutive blocks (one CTA's tile; a single
-// block when blocks are larger than a tile). Segment s covers blocks
+// compaction_segment_blocks() consecutive blocks (one CTA's tile of 32 KiB;
+// a single block when blocks are larger than a tile). Segment s covers blocks
 // [range.begin + s*S, range.begin + (s+1)*S) (the last one fewer) and owns
 // output slots [s*S, (s+1)*S): its non-zero blocks fill its first slots in
 // increasing index order. Slot j holds a block's index in indices[j], its
@@ -48,9 +48,10 @@ struct CompactionOutputs {
   uint32_t* segment_counts = nullptr;  // compaction_segments(layout, range) entries
 };
 
-// Blocks per segment for this layout (0 for a layout without blocks).
-uint64_t compaction_segment_blocks(const BlockLayout& layout);
-uint64_t compaction_segments(const BlockLayout& layout, BlockRange range);
+// Blocks per segment for this layout and element size (0 for a layout
+// without blocks), and the segments of a range.
+uint64_t compaction_segment_blocks(const BlockLayout& layout, size_t elem_size);
+uint64_t compaction_segments(const BlockLayout& layout, size_t elem_size, BlockRange range);
 
 // Which blocks a compaction lists: the non-zero ones, or every block (a
 // dense send: the output is then a copy of the range, with the counts).

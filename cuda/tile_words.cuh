@@ -18,13 +18,20 @@ namespace omnib::gpu::detail {
 constexpr int kThreads = 256;
 constexpr int kElemsPerThread = 16;
 constexpr uint32_t kTileElems = kThreads * kElemsPerThread;  // 4096 elements: 16 KiB, or 8 KiB of 2-byte ones
-// Compaction holds twice that per CTA: its CTAs spend part of their life
-// ranking blocks with no load in flight, so a bigger tile keeps more bytes
-// moving per CTA (measured on an H200 with the earlier look-back scan: 0.46
-// -> 0.53 of copy bandwidth at density 0.01; the scatters, which have no
-// such phase, lose from it: docs/gpu.md).
-constexpr int kCompactElemsPerThread = 32;
-constexpr uint32_t kCompactTileElems = kThreads * kCompactElemsPerThread;
+// Compaction holds 128 bytes per thread, 32 KiB per CTA, whatever the
+// element size: its CTAs spend part of their life ranking blocks with no
+// load in flight, so the bytes each CTA has moving set its bandwidth
+// (measured on an H200: 16 KiB tiles of bf16 reached about half of copy
+// bandwidth where 32 KiB tiles of fp32 reached 0.9; the scatters, which have
+// no such phase, lose from bigger tiles: docs/gpu.md).
+template <typename E>
+constexpr int kCompactElemsPerThread = static_cast<int>(128 / sizeof(E));
+template <typename E>
+constexpr uint32_t kCompactTileElems = kThreads * kCompactElemsPerThread<E>;
+// At most this many blocks per tile (small blocks of 2-byte elements would
+// be 16384): one int of shared memory each, ranked in 32-block words that one
+// warp scans.
+constexpr uint32_t kCompactMaxTileBlocks = 8192;
 
 // How a list of `slots` blocks maps onto tiles.
 struct TileShape {

@@ -55,11 +55,11 @@ Status CudaBlockIo::reserve_send_staging() {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
   SendSide& side = send_;
   const BlockRange all{0, layout_.num_blocks()};
-  side.segment_blocks = std::max<uint64_t>(1, compaction_segment_blocks(layout_));
+  side.segment_blocks = std::max<uint64_t>(1, compaction_segment_blocks(layout_, elem_size_));
   OMNIB_RETURN_IF_ERROR(reserve_pinned(side.indices, std::max<uint64_t>(1, all.size()) * sizeof(uint64_t)));
   OMNIB_RETURN_IF_ERROR(reserve_pinned(side.nonzeros, std::max<uint64_t>(1, all.size()) * sizeof(uint32_t)));
   OMNIB_RETURN_IF_ERROR(reserve_pinned(
-      side.segment_counts, std::max<uint64_t>(1, compaction_segments(layout_, all)) * sizeof(uint32_t)));
+      side.segment_counts, std::max<uint64_t>(1, compaction_segments(layout_, elem_size_, all)) * sizeof(uint32_t)));
   OMNIB_RETURN_IF_ERROR(
       reserve_pinned(side.values, std::max<uint64_t>(1, compacted_values_capacity(layout_, all)) * elem_size_));
 

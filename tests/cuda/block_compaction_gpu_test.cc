@@ -115,7 +115,7 @@ class GpuCompactionTest : public ::testing::Test {
 
     DeviceBuffer tensor = upload(t, offset_words);
     const void* tensor_start = tensor.as<W>() + offset_words;
-    const uint64_t segments = gpu::compaction_segments(layout, range);
+    const uint64_t segments = gpu::compaction_segments(layout, sizeof(W), range);
     const size_t slots = range.size() + 1, value_slots = want_values.size() + 1, count_slots = segments + 1;
     Segmented<W> got;
     if (pinned_output) {
@@ -154,7 +154,7 @@ class GpuCompactionTest : public ::testing::Test {
     ASSERT_EQ(got.values[value_slots - 1], poison) << "value past the capacity";
 
     // Walk the segments as the engine does and rebuild the packed list.
-    const uint64_t per_segment = gpu::compaction_segment_blocks(layout);
+    const uint64_t per_segment = gpu::compaction_segment_blocks(layout, sizeof(W));
     std::vector<uint64_t> listed;
     std::vector<W> packed;
     for (uint64_t seg = 0; seg < segments; ++seg) {
@@ -271,12 +271,14 @@ TEST_P(GpuCompactionSweep, ScatterMatchesCpu) {
     scatter_sweep<uint32_t>(block_size, density);
 }
 
-// 1..4096 take the whole-blocks kernel; above 4096 the streaming kernel.
+// Up to 8192 4-byte or 16384 2-byte elements a block takes the whole-blocks
+// kernel (1 with 2-byte elements at the 8192-block cap of a tile); above, the
+// streaming kernel (8195 and 16384 with 4-byte elements, 20000 with both).
 // 16-byte accesses where B is a multiple of 4 (4-byte elements) or 8 (2-byte
-// ones): 32, 256, 1024, 4096 and 16384 take them in both, 4100 only with
-// 4-byte elements; 1, 7 and 5001 never.
+// ones): 32, 256, 1024, 4096, 16384 and 20000 take them in both, 4100 only
+// with 4-byte elements; 1, 7 and 5001 never.
 INSTANTIATE_TEST_SUITE_P(BlockSizesAndDensities, GpuCompactionSweep,
-                         ::testing::Combine(::testing::Values(1, 7, 32, 256, 1024, 4096, 4100, 5001, 8195, 16384),
+                         ::testing::Combine(::testing::Values(1, 7, 32, 256, 1024, 4096, 4100, 5001, 8195, 16384, 20000),
                                             ::testing::Values(0.0, 0.01, 0.5, 1.0), ::testing::Values(4, 2)),
                          [](const auto& info) {
                            return "B" + std::to_string(std::get<0>(info.param)) + "_D" +
@@ -342,13 +344,16 @@ TEST_F(GpuCompactionTest, EveryBlockModeListsZeroBlocksWithTheirCounts) {
 // Large blocks whose only non-zero word is in a late chunk: the chunks passed
 // before it must come out as zeros, written without a second read.
 TEST_F(GpuCompactionTest, LargeBlockWithLateFirstNonZero) {
-  const size_t block_size = 16384, count = 6 * block_size - 100;
+  const size_t chunk = 8192;  // the streaming kernel's chunk of 4-byte elements
+  const size_t block_size = 3 * chunk, count = 6 * block_size - 100;
   std::vector<uint32_t> t(count, 0);
-  t[0 * block_size + 16383] = 1;             // last word of a full block
-  t[1 * block_size + 4096] = 0x80000001u;    // first word of the second chunk
-  t[3 * block_size + 12000] = 0x3f800000u;   // third chunk
-  t[4 * block_size + 5] = test_inputs::kNegativeZero;  // -0.0 only: a zero block
-  t[5 * block_size + 16283] = 2;             // the short last block's last word
+  t[0 * block_size + block_size - 1] = 1;                // last word of a full block
+  t[1 * block_size + chunk] = 0x80000001u;                // first word of the second chunk
+  t[3 * block_size + 2 * chunk + 5] = 0x3f800000u;        // third chunk
+  t[4 * block_size + 5] = test_inputs::kNegativeZero;     // -0.0 only: a zero block
+  t[5 * block_size + block_size - 101] = 2;               // the short last block's last word
+  t[2 * block_size + 7] = test_inputs::kNegativeZero;     // a -0.0 in a chunk passed before the first non-zero
+  t[2 * block_size + 2 * chunk] = 3;
   BlockLayout layout(count, block_size);
   expect_compaction(t, layout, {0, layout.num_blocks()});
   expect_compaction(t, layout, {1, 5});
@@ -356,7 +361,7 @@ TEST_F(GpuCompactionTest, LargeBlockWithLateFirstNonZero) {
 
 TEST_F(GpuCompactionTest, EmptyRangeWritesNothing) {
   BlockLayout layout(1000, 32);
-  EXPECT_EQ(gpu::compaction_segments(layout, {3, 3}), 0u);
+  EXPECT_EQ(gpu::compaction_segments(layout, 4, {3, 3}), 0u);
   ASSERT_OK(gpu::compact_blocks_async(nullptr, 4, layout, {3, 3}, gpu::CompactionOutputs{}));
   ASSERT_OK(gpu::synchronize());
 }

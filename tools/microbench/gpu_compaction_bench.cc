@@ -171,7 +171,7 @@ bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuI
   in.layout = BlockLayout(kGpuBytes / elem_size, block_size);
   const BlockRange all{0, in.layout.num_blocks()};
   const size_t sizes[4] = {all.size() * 8, compacted_values_capacity(in.layout, all) * elem_size, all.size() * 4,
-                           std::max<uint64_t>(1, gpu::compaction_segments(in.layout, all)) * 4};
+                           std::max<uint64_t>(1, gpu::compaction_segments(in.layout, in.elem_size, all)) * 4};
   void* outs[4];
   for (int i = 0; i < 4; ++i) {
     if (pinned) {
@@ -191,14 +191,14 @@ bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuI
     return false;
   }
   // What was written, read back through the segments.
-  const uint64_t segments = gpu::compaction_segments(in.layout, all);
+  const uint64_t segments = gpu::compaction_segments(in.layout, in.elem_size, all);
   std::vector<uint32_t> counts(segments);
   std::vector<uint64_t> indices(all.size());
   if (skip_on_error(state, gpu::copy_to_host(counts.data(), outs[3], segments * 4)) ||
       skip_on_error(state, gpu::copy_to_host(indices.data(), outs[0], all.size() * 8))) {
     return false;
   }
-  gpu::for_each_compacted_slot(counts.data(), gpu::compaction_segment_blocks(in.layout), 0, segments,
+  gpu::for_each_compacted_slot(counts.data(), gpu::compaction_segment_blocks(in.layout, in.elem_size), 0, segments,
                                [&](uint64_t slot) { in.packed_indices.push_back(indices[slot]); });
   in.n = in.packed_indices.size();
   in.last = in.n ? in.packed_indices.back() : 0;
@@ -210,7 +210,7 @@ bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuI
 int64_t compaction_written(const GpuInput& in) {
   const BlockRange all{0, in.layout.num_blocks()};
   return static_cast<int64_t>(packed_elements(in.layout, in.n, in.last) * in.elem_size + in.n * 12 +
-                              gpu::compaction_segments(in.layout, all) * 4);
+                              gpu::compaction_segments(in.layout, in.elem_size, all) * 4);
 }
 
 void compact(benchmark::State& state, size_t elem_size, bool pinned) {
