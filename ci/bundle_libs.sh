@@ -5,7 +5,9 @@
 # LD_LIBRARY_PATH=DIR. The C library and the dynamic loader stay the host's
 # own: they must match its kernel interface, and every Linux host has them.
 # libfabric is opened on first use (dlopen), not linked, so it is not
-# carried: --transport fabric there needs the host's own.
+# carried: --transport fabric there needs the host's own. Nor are the CUDA
+# driver and NCCL (a GPU host has its own, matched to its driver) and the C++
+# runtime (the host's is at least as new).
 #
 # Usage: ci/bundle_libs.sh PROGRAM... DIR
 set -euo pipefail
@@ -24,6 +26,9 @@ for p in "${programs[@]}"; do
   while read -r lib; do
     case "$(basename "$lib")" in
       libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*.so.* | libresolv.so.*) continue ;;
+      # The GPU host's own, matched to its driver (and libnccl is over 200 MB);
+      # its C++ runtime is as new as ours or newer, and others there need it.
+      libcuda.so.* | libnccl.so.* | libstdc++.so.* | libgcc_s.so.*) continue ;;
     esac
     if [ ! -e "$dir/$(basename "$lib")" ]; then
       cp -L "$lib" "$dir/"

@@ -4,8 +4,11 @@
 //    the tensor: copy_fraction, the kernel's bytes per second over the copy's
 //    (a one-pass kernel cannot move its bytes faster);
 //  - compaction into mapped pinned host memory (the shipping path: what the
-//    transport sends from) against a pinned device-to-host cudaMemcpy of the
-//    bytes it writes: ship_fraction, the copy's time over the kernel's;
+//    transport sends from) against what bounds it: a pinned device-to-host
+//    cudaMemcpy of the bytes it writes (d2h_copy_us), or, where that is
+//    quicker, reading the tensor at copy bandwidth (read_us; at low density
+//    the kernel writes little and is bound by its read). ship_fraction is
+//    the larger bound's time over the kernel's;
 //  - scatter against the device-to-device copy, as compaction.
 // Times are CUDA event pairs around kLaunchesPerPair launches (manual time,
 // per launch), after one untimed warm-up. Without a device every benchmark
@@ -236,10 +239,12 @@ void compact(benchmark::State& state, size_t elem_size, bool pinned) {
     return;
   }
   const double copy = median_seconds([&] { return gpu::copy_async(to.host(), from.data(), written, nullptr); });
+  const double read = copy_bandwidth() > 0 ? static_cast<double>(kGpuBytes) / copy_bandwidth() : 0;
   const double kernel = median_seconds(launch);
   if (copy > 0 && kernel > 0) {
-    state.counters["ship_fraction"] = copy / kernel;
+    state.counters["ship_fraction"] = std::max(copy, read) / kernel;
     state.counters["d2h_copy_us"] = copy * 1e6;
+    state.counters["read_us"] = read * 1e6;
   }
 }
 
