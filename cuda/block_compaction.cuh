@@ -21,12 +21,8 @@
 
 namespace omnib::gpu {
 
-// The largest block the kernels take: 2^31 elements, so that block, chunk
-// and tile arithmetic in 32 bits cannot wrap (a wrapped chunk counter would
-// never end, and the GPU would hang).
-inline constexpr uint64_t kMaxGpuBlockSize = uint64_t{1} << 31;
-
-// Usage error naming the limit when the layout's blocks are larger.
+// Usage error naming the limit (kMaxGpuBlockSize, block_compaction.h) when
+// the layout's blocks are larger.
 Status check_gpu_block_size(const BlockLayout& layout);
 
 // Compaction in segments. The range is cut into segments of

@@ -32,6 +32,12 @@ enum class ScatterMode {
   kZeroUnlisted,  // also zero every block of the range that is not listed
 };
 
+// The largest block the CUDA kernels (cuda/) take, for callers of the API
+// (the CLI caps --block-size far lower): 2^31 elements, so that
+// block, chunk and tile arithmetic in 32 bits cannot wrap (a wrapped chunk
+// counter would never end, and the GPU would hang).
+inline constexpr uint64_t kMaxGpuBlockSize = uint64_t{1} << 31;
+
 // Elements a values buffer needs to hold any compaction of `range`.
 uint64_t compacted_values_capacity(const BlockLayout& layout, BlockRange range);
 

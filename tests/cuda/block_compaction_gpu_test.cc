@@ -384,7 +384,7 @@ TEST_F(GpuCompactionTest, RejectsBadArguments) {
 // Blocks above 2^31 elements are refused before anything reaches the GPU
 // (so this runs without one): 32-bit chunk and tile arithmetic would wrap.
 TEST(GpuCompactionLimits, BlocksAbove2To31AreAUsageErrorNamingTheLimit) {
-  const uint64_t too_big = gpu::kMaxGpuBlockSize + 1;
+  const uint64_t too_big = kMaxGpuBlockSize + 1;
   BlockLayout layout(too_big, too_big);
   const Status compact = gpu::compact_blocks_async(nullptr, 4, layout, {0, 1}, gpu::CompactionOutputs{});
   EXPECT_EQ(compact.code(), Code::kUsage);
@@ -393,7 +393,7 @@ TEST(GpuCompactionLimits, BlocksAbove2To31AreAUsageErrorNamingTheLimit) {
       gpu::scatter_blocks_async(nullptr, 0, nullptr, 4, layout, {0, 1}, nullptr, ScatterMode::kZeroUnlisted);
   EXPECT_EQ(scatter.code(), Code::kUsage);
   EXPECT_NE(scatter.message().find("2^31"), std::string::npos) << scatter.message();
-  EXPECT_TRUE(gpu::check_gpu_block_size(BlockLayout(gpu::kMaxGpuBlockSize, gpu::kMaxGpuBlockSize)).is_ok());
+  EXPECT_TRUE(gpu::check_gpu_block_size(BlockLayout(kMaxGpuBlockSize, kMaxGpuBlockSize)).is_ok());
 }
 
 }  // namespace
