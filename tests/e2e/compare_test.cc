@@ -44,6 +44,22 @@ TEST(Compare, HalvedSpeedupFails) {
   EXPECT_NE(r.out.find("-50.00%"), std::string::npos) << r.out;
 }
 
+// A regression measured on a starved host says so; an unstarved pair of
+// runs carries no such note.
+TEST(Compare, ARegressionOnAHostBoundRunSaysSo) {
+  auto starved = standard_group(200);
+  for (auto& r : starved) r.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.34}};
+  auto r = compare(make_document({standard_group(100)}), make_document({starved}));
+  EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
+  EXPECT_NE(r.out.find("host-bound now: a rank waited for a CPU 34% of its call (baseline not measured)"),
+            std::string::npos)
+      << r.out;
+  auto idle = standard_group(200);
+  for (auto& rec : idle) rec.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.03}};
+  auto plain = compare(make_document({standard_group(100)}), make_document({idle}));
+  EXPECT_EQ(plain.out.find("host-bound"), std::string::npos) << plain.out;
+}
+
 TEST(Compare, WireBytesAreExactInBothDirections) {
   auto more = compare(make_document({standard_group(100, 84000)}), make_document({standard_group(100, 84048)}));
   EXPECT_EQ(more.exit_code, 5) << more.out << more.err;

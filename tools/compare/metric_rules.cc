@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "tools/compare/host_bound_note.h"
 #include "tools/compare/mann_whitney.h"
 #include "tools/compare/paired_rules.h"
 
@@ -141,6 +142,12 @@ void judge_exact(Comparison& c, double base, double cur, const CompareOptions& o
   }
 }
 
+// Appends to a comparison's note ("; " between parts); empty adds nothing.
+void add_note(Comparison& c, const std::string& note) {
+  if (note.empty()) return;
+  c.note = c.note.empty() ? note : c.note + "; " + note;
+}
+
 Comparison start(const MatchedConfig& config, const std::string& algo, Metric metric) {
   Comparison c;
   c.config_label = config.label;
@@ -196,6 +203,7 @@ void judge_time(const MatchedConfig& config, const std::string& algo, const std:
                 const std::vector<const ResultRecord*>& cur, const CompareOptions& o, ConfigVerdicts& out) {
   Comparison cmp = start(config, algo, Metric::kTime);
   judge_change(cmp, time_samples(base), time_samples(cur), /*higher_is_better=*/false, o.tolerance, o);
+  add_note(cmp, host_bound_note(base, cur));
   out.comparisons.push_back(cmp);
 }
 
@@ -267,7 +275,8 @@ void judge_best_dense(const MatchedConfig& config, const std::vector<std::string
   judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o);
   const std::string fastest =
       "fastest dense per run: baseline " + fastest_text(base_fastest) + "; now " + fastest_text(cur_fastest);
-  cmp.note = cmp.note.empty() ? fastest : cmp.note + "; " + fastest;
+  add_note(cmp, fastest);
+  add_note(cmp, host_bound_note(base_subject, cur_subject));
   out.comparisons.push_back(cmp);
 }
 
@@ -285,6 +294,7 @@ void judge_speedups(const MatchedConfig& config, const std::vector<std::string>&
     Comparison cmp = start(config, o.subject, Metric::kSpeedup);
     cmp.against = other;
     judge_change(cmp, *base, *cur, /*higher_is_better=*/true, o.tolerance, o);
+    add_note(cmp, host_bound_note(base_subject, cur_subject));
     out.comparisons.push_back(cmp);
   }
 }
