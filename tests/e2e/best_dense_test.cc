@@ -116,6 +116,21 @@ std::string table_of(const std::vector<std::vector<ResultRecord>>& groups, bool 
   return out;
 }
 
+// Without schedstat the CPU wait is not measured, and the footer says so,
+// with the preemptions that remain; with it, the share.
+TEST(BestDense, CpuWaitFooterWithAndWithoutSchedstat) {
+  auto without = group();
+  for (auto& r : without) r.cpu = CpuUsage{100, 10, 50, 1.0, {}, 2.5};
+  const std::string no_wait = table_of({without});
+  EXPECT_NE(no_wait.find("not measured (this kernel gives no /proc schedstat)"), std::string::npos) << no_wait;
+  EXPECT_NE(no_wait.find("preempted up to 2.5"), std::string::npos) << no_wait;
+  auto with = group();
+  for (auto& r : with) r.cpu = CpuUsage{100, 10, 50, 1.0, {0.04}, 2.5};
+  const std::string measured = table_of({with});
+  EXPECT_NE(measured.find("up to 4% of a call"), std::string::npos) << measured;
+  EXPECT_EQ(measured.find("preempted"), std::string::npos) << measured;
+}
+
 TEST(BestDense, TableShowsTheColumnTheBestDenseAndTheHeadline) {
   const std::string one = table_of({group()});
   EXPECT_NE(one.find("vs dense"), std::string::npos) << one;

@@ -89,5 +89,24 @@ TEST(RankSamples, CpuWaitIsEachRanksShareOfTheCallTime) {
   EXPECT_DOUBLE_EQ(*r.cpu->wait_share_max(), 60 / call_time);
 }
 
+// The preemptions of the most preempted rank, per timed call: what is left
+// of the CPU wait where schedstat is missing.
+TEST(RankSamples, PreemptionsPerCallOfTheMostPreemptedRank) {
+  RankSamples a = two_runs(), b = two_runs();
+  a.cpu = {{10, 0, 0, 3}, {10, 0, 0, 3}};
+  b.cpu = {{10, 0, 0, 1}, {10, 0, 0, 0}};
+  RankSamples aggregator(2);
+  aggregator.cpu = {{100, 0, 50, 12}, {100, 0, 10, 6}};
+  ResultRecord r;
+  combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {a, b, aggregator}, r);
+  ASSERT_TRUE(r.cpu.has_value());
+  ASSERT_TRUE(r.cpu->preemptions_per_call_max.has_value());
+  EXPECT_DOUBLE_EQ(*r.cpu->preemptions_per_call_max, 18.0 / 6);
+  // They travel through the store with the rest of a rank's samples.
+  auto back = RankSamples::from_json(aggregator.to_json(), 2, 0);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back.value().cpu[0].preemptions, 12);
+}
+
 }  // namespace
 }  // namespace omnib

@@ -54,7 +54,7 @@ CpuTime process_cpu_time(CpuReading when) {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   const double wait = when == CpuReading::kAfterCall ? run_delay_us() : wait_before;
-  return {micros(u.ru_utime), micros(u.ru_stime), wait};
+  return {micros(u.ru_utime), micros(u.ru_stime), wait, static_cast<double>(u.ru_nivcsw)};
 }
 
 bool cpu_wait_measured() {

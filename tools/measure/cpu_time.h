@@ -4,7 +4,9 @@
 // summed over its threads (the kernel's schedstat run delay). Load on the
 // machine moves CPU time far less than wall-clock time, so a gate can judge
 // CPU per wire byte even on a busy runner; the wait says when the host, not
-// the network, set a call's time.
+// the network, set a call's time. Where the kernel gives no schedstat, the
+// involuntary context switches (preemptions, from getrusage) are what
+// remains of the wait: a count, not a time.
 #pragma once
 
 namespace omnib {
@@ -13,12 +15,16 @@ struct CpuTime {
   double user_us = 0;
   double sys_us = 0;
   double wait_us = 0;  // run delay over every thread; 0 where schedstat is missing
+  double preemptions = 0;  // involuntary context switches of the process
   double total_us() const { return user_us + sys_us; }
-  CpuTime operator-(const CpuTime& o) const { return {user_us - o.user_us, sys_us - o.sys_us, wait_us - o.wait_us}; }
+  CpuTime operator-(const CpuTime& o) const {
+    return {user_us - o.user_us, sys_us - o.sys_us, wait_us - o.wait_us, preemptions - o.preemptions};
+  }
   CpuTime& operator+=(const CpuTime& o) {
     user_us += o.user_us;
     sys_us += o.sys_us;
     wait_us += o.wait_us;
+    preemptions += o.preemptions;
     return *this;
   }
 };

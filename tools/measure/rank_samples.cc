@@ -27,7 +27,7 @@ Status read_pair(const json& j, const char* name, uint64_t& a, uint64_t& b) {
 
 json RankSamples::to_json() const {
   json cpu_runs = json::array();
-  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us, c.wait_us});
+  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us, c.wait_us, c.preemptions});
   json wrong_calls = json::array();
   for (const auto& [call, n] : wrong) wrong_calls.push_back({call, n});
   return json{{"t", times_us},
@@ -60,9 +60,10 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     return usage_error("field 'cpu': expected " + std::to_string(runs) + " runs");
   for (size_t r = 0; r < cpu.size(); ++r) {
     const json& c = cpu[r];
-    if (!c.is_array() || c.size() != 3 || !c[0].is_number() || !c[1].is_number() || !c[2].is_number())
-      return usage_error("field 'cpu': expected [user, system, wait] microseconds per run");
-    s.cpu[r] = {c[0].get<double>(), c[1].get<double>(), c[2].get<double>()};
+    if (!c.is_array() || c.size() != 4 || !c[0].is_number() || !c[1].is_number() || !c[2].is_number() ||
+        !c[3].is_number())
+      return usage_error("field 'cpu': expected [user, system, wait] microseconds and preemptions per run");
+    s.cpu[r] = {c[0].get<double>(), c[1].get<double>(), c[2].get<double>(), c[3].get<double>()};
   }
   const json& wrong = j.contains("wrong") ? j["wrong"] : json();
   if (!wrong.is_array()) return usage_error("field 'wrong': expected an array");
@@ -166,7 +167,7 @@ void combine_traffic(const std::vector<RankSamples>& ranks, double calls, Result
 void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64_t>& run_calls, double calls,
                  ResultRecord& out) {
   CpuTime cpu_total;
-  double cpu_rank_max = 0;
+  double cpu_rank_max = 0, preemptions_max = 0;
   std::vector<double> run_cpu(run_calls.size(), 0.0);
   CpuUsage cpu;
   // A rank's CPU wait as a share of the time the calls took (the slowest
@@ -180,12 +181,14 @@ void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64
     }
     cpu_total += rank_cpu;
     cpu_rank_max = std::max(cpu_rank_max, rank_cpu.total_us() / calls);
+    preemptions_max = std::max(preemptions_max, rank_cpu.preemptions / calls);
     cpu.wait_share_per_rank.push_back(call_time_us > 0 ? std::max(0.0, rank_cpu.wait_us) / call_time_us : 0.0);
   }
   if (!cpu_wait_measured()) cpu.wait_share_per_rank.clear();
   cpu.user_us_per_call = cpu_total.user_us / calls;
   cpu.sys_us_per_call = cpu_total.sys_us / calls;
   cpu.rank_max_us_per_call = cpu_rank_max;
+  cpu.preemptions_per_call_max = std::max(0.0, preemptions_max);
   const bool bytes_moved = out.wire_sent_total && *out.wire_sent_total > 0;
   if (bytes_moved) cpu.ns_per_wire_byte = (cpu_total.total_us() / calls) * 1e3 / *out.wire_sent_total;
   out.cpu = cpu;

@@ -81,7 +81,8 @@ json cpu_json(const std::optional<CpuUsage>& c) {
               {"rank_max_us_per_call", c->rank_max_us_per_call},
               {"ns_per_wire_byte", optional_number(c->ns_per_wire_byte)},
               {"wait_share_max", optional_number(c->wait_share_max())},
-              {"wait_share_per_rank", c->wait_share_per_rank}};
+              {"wait_share_per_rank", c->wait_share_per_rank},
+              {"preemptions_per_call_max", optional_number(c->preemptions_per_call_max)}};
 }
 
 Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
@@ -95,6 +96,9 @@ Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
   // Files before the CPU wait was measured have none.
   if (c.contains("wait_share_per_rank"))
     OMNIB_RETURN_IF_ERROR(read_field(c, "wait_share_per_rank", u.wait_share_per_rank).with_context("cpu: "));
+  if (c.contains("preemptions_per_call_max"))
+    OMNIB_RETURN_IF_ERROR(
+        read_nullable(c, "preemptions_per_call_max", u.preemptions_per_call_max).with_context("cpu: "));
   out = u;
   return Status::ok();
 }

@@ -45,6 +45,9 @@ struct CpuUsage {
   // took. Empty where the kernel does not report run delays.
   std::vector<double> wait_share_per_rank;
   std::optional<double> wait_share_max() const;
+  // The most involuntary context switches (getrusage) of any rank per timed
+  // call: all that is left of the CPU wait where schedstat is missing.
+  std::optional<double> preemptions_per_call_max;
 };
 
 // Past this share of a call spent waiting for a CPU, a row measured the host.

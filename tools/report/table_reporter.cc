@@ -118,18 +118,32 @@ void TableReporter::print_busbw() {
 // A row whose slowest rank waited for a CPU past kHostBoundWaitShare of the
 // call time measured the host: the footer names it, with the share.
 void TableReporter::note_cpu_wait(const ResultRecord& r) {
-  const std::optional<double> share = r.cpu ? r.cpu->wait_share_max() : std::nullopt;
-  if (!share) return;
+  if (!r.cpu) return;
   const std::string row = r.algo + " " + format_size(r.config.size_bytes);
-  if (!max_wait_ || *share > max_wait_->second) max_wait_ = {row, *share};
-  if (*share > kHostBoundWaitShare) host_bound_.push_back({row, *share});
+  if (r.cpu->wait_share_per_rank.empty()) {
+    const double preempted = r.cpu->preemptions_per_call_max.value_or(0);
+    if (r.cpu->preemptions_per_call_max && (!max_preemptions_ || preempted > max_preemptions_->second))
+      max_preemptions_ = {row, preempted};
+    return;
+  }
+  const double share = r.cpu->wait_share_max().value_or(0);
+  if (!max_wait_ || share > max_wait_->second) max_wait_ = {row, share};
+  if (share > kHostBoundWaitShare) host_bound_.push_back({row, share});
 }
 
 // "# CPU wait : up to 3% of a call (omni 32M): the host kept up (below 10%)",
 // or the HOST-BOUND rows with their shares.
 void TableReporter::print_cpu_wait() {
-  if (!max_wait_) return;
   char text[200];
+  if (!max_wait_ && max_preemptions_) {
+    std::snprintf(text, sizeof(text),
+                  "not measured (this kernel gives no /proc schedstat); the busiest rank was preempted up to %.1f "
+                  "times per call (%s)",
+                  max_preemptions_->second, max_preemptions_->first.c_str());
+    print_wrapped(out_, "# CPU wait             : ", text);
+    return;
+  }
+  if (!max_wait_) return;
   if (host_bound_.empty()) {
     std::snprintf(text, sizeof(text), "up to %.0f%% of a call (%s): the host kept up (below %.0f%%)",
                   100 * max_wait_->second, max_wait_->first.c_str(), 100 * kHostBoundWaitShare);

@@ -63,6 +63,8 @@ class TableReporter final : public Reporter {
   // The worst CPU wait share of any row so far, and the row's name.
   std::optional<std::pair<std::string, double>> max_wait_;
   std::vector<std::pair<std::string, double>> host_bound_;  // rows past kHostBoundWaitShare
+  // Without schedstat: the row whose busiest rank was preempted most per call.
+  std::optional<std::pair<std::string, double>> max_preemptions_;
   void note_cpu_wait(const ResultRecord& r);
   void print_cpu_wait();
 
