@@ -42,6 +42,8 @@
 # bad usage. GPU_CHECK_BUILD=DIR runs the programs of another build folder
 # (DIR/omni-bench, DIR/omnib-microbench, DIR/tests/omnib_tests,
 # DIR/tests/omni-bench-sabotage; the check's own test points it at stubs);
+# GPU_CHECK_BENCH_FILTER and GPU_CHECK_BENCH_MIN_TIME narrow the
+# microbenchmarks (default: every GPU benchmark, 0.05 s each);
 # GPU_CHECK_NCU=PATH names the ncu to use (default: ncu on PATH, then
 # /usr/local/cuda/bin/ncu, then /opt/nvidia/nsight-compute/*/ncu).
 set -uo pipefail
@@ -229,9 +231,12 @@ figures device-inplace-block5000 "$table"
 # (libbenchmark 1.7 takes the seconds without the "s" suffix.)
 # A benchmark that fails (no device, a CUDA error) says ERROR OCCURRED and
 # the program still exits 0: that fails the step.
-step_errors='ERROR OCCURRED' step microbench "$build/omnib-microbench" --benchmark_filter='Gpu' \
-  --benchmark_min_time=0.05 --benchmark_out="$logs/microbench.json" --benchmark_out_format=json
-figures microbench 'copy_fraction|ship_fraction|ERROR OCCURRED' 60
+# GPU_CHECK_BENCH_FILTER narrows them (default every GPU benchmark: about
+# 120, a few minutes, mostly making 256 MiB inputs).
+step_errors='ERROR OCCURRED' step microbench "$build/omnib-microbench" \
+  --benchmark_filter="${GPU_CHECK_BENCH_FILTER:-Gpu}" --benchmark_min_time="${GPU_CHECK_BENCH_MIN_TIME:-0.05}" \
+  --benchmark_out="$logs/microbench.json" --benchmark_out_format=json
+figures microbench 'copy_fraction|ship_fraction|ERROR OCCURRED' 130
 
 # 6. Why the compaction kernel falls short of copy bandwidth, where Nsight
 # Compute is installed and loads: one launch of any kernel whose name holds
