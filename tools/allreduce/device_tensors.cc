@@ -58,6 +58,8 @@ Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int local_index, si
   return std::unique_ptr<DeviceTensors>(new CudaTensors(device, in.take(), out.take()));
 }
 
+int visible_gpus() { return gpu::cuda_device_count(); }
+
 bool build_has_cuda_kernels() { return true; }
 
 #else
@@ -69,6 +71,8 @@ std::string device_tensors_unavailable_reason() {
 Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int, size_t) {
   return unavailable_error("--device cuda: " + device_tensors_unavailable_reason() + "; run with --device cpu");
 }
+
+int visible_gpus() { return 0; }
 
 bool build_has_cuda_kernels() { return false; }
 

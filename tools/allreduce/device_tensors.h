@@ -36,6 +36,10 @@ class DeviceTensors {
 // Why this build or machine cannot place tensors on a GPU, or "" when it can.
 std::string device_tensors_unavailable_reason();
 
+// CUDA devices this process sees: 0 without one, or in a build without CUDA.
+// Starts CUDA's driver but touches no device (no context is made).
+int visible_gpus();
+
 // Whether this build has the CUDA kernels at all (a static check: it touches
 // no GPU, so a launcher may call it before forking ranks).
 bool build_has_cuda_kernels();
