@@ -75,7 +75,7 @@ Status RankRun::set_up() {
   setup.process_env = process_env_;
   // Before the collectives are made: they bind to this thread's GPU.
   if (plan_.base.device == DeviceKind::kCuda && job_.is_worker()) {
-    auto tensors = DeviceTensors::create(setup.local_index, plan_.sizes.back());
+    auto tensors = DeviceTensors::create(setup.local_index, plan_.sizes.back(), plan_.base.gpu_sync);
     if (!tensors.is_ok()) return tensors.status();
     device_tensors_ = tensors.take();
   }
