@@ -1,5 +1,6 @@
 #include "cuda/gpu_stream.h"
 
+#include <string>
 #include <utility>
 
 #include "cuda/cuda_status.h"
@@ -30,6 +31,16 @@ OwnedStream::~OwnedStream() {
 
 Status use_device(int ordinal) {
   OMNIB_CUDA_TRY(cudaSetDevice(ordinal));
+  return Status::ok();
+}
+
+Status block_host_waits() {
+  OMNIB_CUDA_TRY(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+  unsigned int flags = 0;
+  OMNIB_CUDA_TRY(cudaGetDeviceFlags(&flags));
+  if ((flags & cudaDeviceScheduleMask) != cudaDeviceScheduleBlockingSync)
+    return unavailable_error("CUDA: cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync) did not hold (flags now " +
+                             std::to_string(flags) + "): run with --gpu-sync spin");
   return Status::ok();
 }
 

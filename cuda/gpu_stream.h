@@ -1,4 +1,5 @@
-// A CUDA stream owned by its holder, and the per-thread current device.
+// A CUDA stream owned by its holder, the per-thread current device, and how
+// the host waits for it.
 // Plain C++: no CUDA header needed to include it.
 #pragma once
 
@@ -30,5 +31,13 @@ class OwnedStream {
 // device's memory or streams selects it first.
 Status use_device(int ordinal);
 Result<int> current_device();
+
+// Makes the host's waits for the current device (stream and event
+// synchronization) sleep instead of spin (cudaDeviceScheduleBlockingSync):
+// for ranks that share CPU cores, at some latency per wait. The setting
+// belongs to the device's primary context, so it holds for every thread of
+// the process; call it after use_device and before the device does any work.
+// Checks that CUDA kept it.
+Status block_host_waits();
 
 }  // namespace omnib::gpu

@@ -1,12 +1,12 @@
 #include "baselines/nccl/nccl_allreduce.h"
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "baselines/nccl/nccl_catalog.h"
+#include "baselines/nccl/nccl_env_plan.h"
 #include "cuda/cuda_status.h"
 #include "engine/trace/trace.h"
 
@@ -35,16 +35,27 @@ std::optional<ncclDataType_t> nccl_type(DType t) {
   return std::nullopt;
 }
 
+// "NCCL_ALGO=Ring" and, when the user had set another value, that it replaced it.
+std::string env_note(const EnvChange& c) {
+  std::string note = c.name + "=" + c.value;
+  if (c.previous && *c.previous != c.value) note += " (replacing " + c.name + "=" + *c.previous + ")";
+  return note;
+}
+
 }  // namespace
 
-std::optional<std::string> NcclAllreduce::unavailable_reason(const CollectiveSetup& setup) {
+std::optional<std::string> NcclAllreduce::unavailable_reason(const CollectiveSetup& setup,
+                                                              const NcclVariant& variant) {
   if (!setup.job.is_worker()) return std::nullopt;  // aggregators never touch a GPU
+  if (auto conflict = algo_conflict(variant, setup.process_env)) return conflict;
   int devices = 0;
   cudaError_t e = cudaGetDeviceCount(&devices);
   if (e != cudaSuccess)
     return std::string("no CUDA device visible (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
   if (devices == 0) return std::string("no CUDA device visible (cudaGetDeviceCount found 0; check CUDA_VISIBLE_DEVICES)");
-  return std::nullopt;
+  const int gpu = nccl_gpu_of(setup.local_index, devices);
+  return shared_gpu_problem(gpu, ranks_on_gpu(gpu, setup.local_workers, devices),
+                            find_env_change(setup.process_env, kNcclHostIdVar) != nullptr);
 }
 
 NcclAllreduce::NcclAllreduce(const CollectiveSetup& setup, const NcclVariant& variant)
@@ -69,17 +80,17 @@ Status NcclAllreduce::connect(const CollectiveSetup& setup, const std::string& t
   if (devices == 0) return unavailable_error("no CUDA device visible");
 
   // Which workers share this host decides the GPU and whether it is shared.
-  const int local_count = setup.local_workers;
-  gpu_ = setup.local_index % devices;
-  ranks_on_gpu_ = local_count / devices + (gpu_ < local_count % devices ? 1 : 0);
+  gpu_ = nccl_gpu_of(setup.local_index, devices);
+  ranks_on_gpu_ = ranks_on_gpu(gpu_, setup.local_workers, devices);
 
-  // NCCL reads these when it builds the communicator.
-  if (const char* algo = std::getenv("NCCL_ALGO")) previous_algo_ = algo;
-  setenv("NCCL_ALGO", variant_.nccl_algo, 1);
-  if (ranks_on_gpu_ > 1) {
-    const std::string host_id = "omnib-" + std::to_string(setup.nccl.job_id) + "-" + std::to_string(job_.rank);
-    setenv("NCCL_HOSTID", host_id.c_str(), 1);
-  }
+  // NCCL reads these when it builds the communicator; start-up wrote them
+  // (the environment is not written once other threads run).
+  const EnvChange* algo = find_env_change(setup.process_env, kNcclAlgoVar);
+  if (algo == nullptr || algo->value != variant_.nccl_algo)
+    return internal_error(std::string("NCCL_ALGO was not set to ") + variant_.nccl_algo + " for " + variant_.name +
+                          " at the rank's start-up (please report it with the command line)");
+  algo_set_ = *algo;
+  if (const EnvChange* host_id = find_env_change(setup.process_env, kNcclHostIdVar)) host_id_set_ = *host_id;
 
   OMNIB_CUDA_TRY(cudaSetDevice(gpu_));
   OMNIB_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
@@ -202,14 +213,16 @@ Status NcclAllreduce::allreduce(const TensorView& in, const TensorView& out) {
 }
 
 std::string NcclAllreduce::run_note() const {
-  const std::string algo = variant_.nccl_algo;
-  std::string note = "NCCL_ALGO=" + algo + " set in the environment before the communicator was created";
-  if (!previous_algo_.empty() && previous_algo_ != algo) note += " (replacing NCCL_ALGO=" + previous_algo_ + ")";
+  if (!algo_set_) return "";  // an aggregator: no communicator
+  std::string note = env_note(*algo_set_) + " set in the environment at the rank's start-up";
   if (staged_) note += "; host tensors staged through GPU buffers: times include the H2D and D2H copies";
+  if (!host_id_set_) return note;
   if (ranks_on_gpu_ > 1)
-    note += "; " + std::to_string(ranks_on_gpu_) +
-            " ranks share one GPU: each has its own NCCL_HOSTID, so NCCL sees separate hosts and uses its "
-            "socket transport between them";
+    note += "; " + std::to_string(ranks_on_gpu_) + " ranks share one GPU: each has its own NCCL_HOSTID";
+  else
+    note += "; this host runs more workers than it has GPUs: each has its own NCCL_HOSTID";
+  note += ", so NCCL sees separate hosts and uses its socket transport between them";
+  if (host_id_set_->previous) note += " (replacing NCCL_HOSTID=" + *host_id_set_->previous + ")";
   return note;
 }
 
@@ -221,10 +234,11 @@ const bool kNcclRegistered = [] {
         v.name,
         v.summary,
         false,
-        NcclAllreduce::unavailable_reason,
+        [v](const CollectiveSetup& s) { return NcclAllreduce::unavailable_reason(s, v); },
         [v](const CollectiveSetup& s) { return NcclAllreduce::create(s, v); },
         v.analytic_cost,
         true,
+        [v](const ProcessPlacement& p) { return nccl_process_env(v, p); },
     });
   return true;
 }();

@@ -5,8 +5,10 @@
 //
 // Placement: worker i on a host gets GPU (local index % visible GPUs). When a
 // host has more workers than GPUs, ranks share a GPU; NCCL refuses two ranks
-// of one host on one GPU, so each rank then gets its own NCCL_HOSTID and NCCL
-// treats it as a separate host (socket transport between them).
+// of one host on one GPU, so each rank then has its own NCCL_HOSTID and NCCL
+// treats it as a separate host (socket transport between them). NCCL reads
+// both variables only from the environment, which the rank's start-up writes
+// once (baselines/nccl/nccl_env_plan.h); this class only reads what it wrote.
 #pragma once
 
 #include <chrono>
@@ -25,14 +27,15 @@ namespace omnib {
 
 class NcclAllreduce final : public ForeignWireCollective {
  public:
-  // Why this rank cannot run NCCL (no CUDA device visible), or nullopt.
-  static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup);
+  // Why this rank cannot run `variant` (NCCL_ALGO set for another variant,
+  // no CUDA device visible, or a shared GPU without a host id of its own),
+  // or nullopt.
+  static std::optional<std::string> unavailable_reason(const CollectiveSetup& setup, const NcclVariant& variant);
 
-  // On workers: picks the GPU, sets NCCL_ALGO to variant.nccl_algo (and
-  // NCCL_HOSTID when sharing a GPU) in this process's environment, exchanges
-  // the ncclUniqueId through setup.nccl.store and creates the communicator,
-  // waiting at most setup.timeout. NCCL reads NCCL_ALGO when a communicator
-  // is created, so each communicator keeps the algorithm it was made with.
+  // On workers: picks the GPU, exchanges the ncclUniqueId through
+  // setup.nccl.store and creates the communicator, waiting at most
+  // setup.timeout. NCCL_ALGO (and NCCL_HOSTID) must be in
+  // setup.process_env: start-up wrote them (nccl_process_env).
   static Result<std::unique_ptr<Collective>> create(const CollectiveSetup& setup, const NcclVariant& variant);
   ~NcclAllreduce() override;
 
@@ -62,7 +65,8 @@ class NcclAllreduce final : public ForeignWireCollective {
   NcclVariant variant_;
   int gpu_ = 0;
   int ranks_on_gpu_ = 1;
-  std::string previous_algo_;  // NCCL_ALGO before we set it, if any
+  std::optional<EnvChange> algo_set_;     // NCCL_ALGO as start-up wrote it
+  std::optional<EnvChange> host_id_set_;  // NCCL_HOSTID, when start-up gave this rank its own
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   void* staging_ = nullptr;

@@ -13,6 +13,7 @@
 
 #include "engine/blocks/input_stats.h"
 #include "engine/blocks/input_support.h"
+#include "engine/collective/process_env.h"
 #include "engine/omni/settings/omni_settings.h"
 #include "engine/store/store.h"
 #include "engine/base/status.h"
@@ -59,6 +60,9 @@ struct CollectiveSetup {
   // harness's rendezvous): what picks a worker's GPU.
   int local_index = 0;
   int local_workers = 1;
+  // What this rank's start-up wrote into its environment for the run's
+  // algorithms (CollectiveInfo::process_env), and what it replaced.
+  std::vector<EnvChange> process_env;
 
   OmniSettings omni;  // omni and ps
   GlooSettings gloo;
@@ -121,6 +125,11 @@ struct CollectiveInfo {
   std::function<WireCost(const CostInputs&)> analytic_cost;
   // Takes tensors in GPU memory (--device cuda); the others are skipped there.
   bool device_tensors = false;
+  // The environment a rank placed at `p` needs for this algorithm
+  // (engine/collective/process_env.h), written once at the rank's start-up;
+  // the collective finds it in CollectiveSetup::process_env. Pure: it must
+  // not touch a device or the environment. nullptr: nothing.
+  std::function<std::vector<EnvSetting>(const ProcessPlacement& p)> process_env = nullptr;
 };
 
 // The registry of named collectives. Each algorithm's file registers itself

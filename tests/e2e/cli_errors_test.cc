@@ -70,7 +70,12 @@ INSTANTIATE_TEST_SUITE_P(
                       BadArgs{"seed_past_64_bits",
                               {"--seed", "18446744073709551616"},
                               "--seed '18446744073709551616' is out of range"},
-                      BadArgs{"seed_negative", {"--seed", "-1"}, "is negative"}),
+                      BadArgs{"seed_negative", {"--seed", "-1"}, "is negative"},
+                      BadArgs{"gpu_sync_unknown",
+                              {"--device", "cuda", "--gpu-sync", "yield"},
+                              "--gpu-sync 'yield' is not known: use spin or blocking"},
+                      BadArgs{"gpu_sync_on_cpu", {"--gpu-sync", "blocking"}, "--device cpu uses none"},
+                      BadArgs{"gpu_sync_spin_on_cpu", {"--device", "cpu", "--gpu-sync", "spin"}, "add --device cuda"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CliFiles, ExistingJsonIsNotOverwritten) {

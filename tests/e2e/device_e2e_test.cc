@@ -72,6 +72,19 @@ TEST_F(DeviceEndToEnd, SixteenBitTypesOnDeviceTensors) {
   }
 }
 
+// --gpu-sync blocking: every worker's host waits sleep; results stay exact
+// and record the setting.
+TEST_F(DeviceEndToEnd, BlockingGpuSyncIsExactAndRecorded) {
+  const std::string json = temp_path("blocking.json");
+  auto r = run_cli({"allreduce", "--device", "cuda", "--gpu-sync", "blocking", "--algo", "omni,ps,nccl", "--density",
+                    "0.1", "--nodes", "3", "-b", "1000004", "-e", "1000004", "-n", "2", "-w", "1", "-J", json},
+                   {}, 240);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto doc = read_json(json);
+  for (const char* algo : {"omni", "ps", "nccl"}) expect_rows(doc, algo, false, 1);
+  for (const auto& rec : doc["results"]) EXPECT_EQ(rec["config"]["gpu_sync"], "blocking") << rec.dump();
+}
+
 TEST_F(DeviceEndToEnd, DedicatedAggregatorsAndOddBlockSizes) {
   const std::string json = temp_path("aggregators.json");
   auto r = run_cli({"allreduce", "--device", "cuda", "--algo", "omni", "--density", "0.3", "--nodes", "3",

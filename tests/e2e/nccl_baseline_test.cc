@@ -41,16 +41,19 @@ const nlohmann::json* result_of(const nlohmann::json& doc, const std::string& al
   return nullptr;
 }
 
-// Runs `algos` on `nodes` ranks at two sizes; every row must be checked and
-// correct, and each algorithm named in `notes` must say that text in its note.
-void expect_correct_on_gpu(const std::string& algos, int nodes, const std::map<std::string, std::string>& notes) {
+// Runs `algos` (`count` of them) on `nodes` ranks at two sizes, with `env`
+// added; every row must be checked and correct, and each algorithm named in
+// `notes` must say every text listed for it in its note.
+void expect_correct_on_gpu(const std::string& algos, size_t count, int nodes,
+                           const std::multimap<std::string, std::string>& notes,
+                           const std::vector<std::string>& env = {}) {
   const std::string json = temp_path("out.json");
   auto r = run_cli({"allreduce", "--algo", algos, "--nodes", std::to_string(nodes), "-b", "400012", "-e", "4000120",
                     "-f", "10", "--density", "0.1", "-n", "2", "-w", "1", "-T", "60", "-J", json},
-                   {}, 120);
+                   env, 120);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto doc = read_json(json);
-  ASSERT_EQ(doc["results"].size(), 4u);
+  ASSERT_EQ(doc["results"].size(), 2 * count);
   for (const auto& row : doc["results"]) {
     EXPECT_FALSE(row["skipped"].get<bool>()) << row.dump();
     EXPECT_TRUE(row["correct"].get<bool>()) << row["algo"] << " " << row["size_bytes"];
@@ -65,14 +68,53 @@ void expect_correct_on_gpu(const std::string& algos, int nodes, const std::map<s
 
 TEST(NcclBaseline, MatchesReferenceBesideOmniOnAGpu) {
   if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
-  expect_correct_on_gpu("nccl,omni", 2, {{"nccl", "NCCL_ALGO=Ring"}});
+  expect_correct_on_gpu("nccl,omni", 2, 2, {{"nccl", "NCCL_ALGO=Ring"}});
 }
 
-// nccl-tree forces NCCL's double binary tree on its own communicator, in
-// the same job as the ring one.
-TEST(NcclBaseline, TreeMatchesReferenceBesideTheRingOnAGpu) {
+// nccl-tree forces NCCL's double binary tree, replacing a user's NCCL_ALGO.
+TEST(NcclBaseline, TreeMatchesReferenceOnAGpu) {
   if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
-  expect_correct_on_gpu("nccl-tree,nccl", 3, {{"nccl-tree", "NCCL_ALGO=Tree"}, {"nccl", "NCCL_ALGO=Ring"}});
+  expect_correct_on_gpu("nccl-tree", 1, 3, {{"nccl-tree", "NCCL_ALGO=Tree (replacing NCCL_ALGO=Ring)"}},
+                        {"NCCL_ALGO=Ring"});
+}
+
+#if OMNIB_WITH_NCCL
+int visible_gpus() {
+  int devices = 0;
+  return cudaGetDeviceCount(&devices) == cudaSuccess ? devices : 0;
+}
+#else
+int visible_gpus() { return 0; }
+#endif
+
+// More ranks than GPUs: each its own NCCL_HOSTID, in place of the user's.
+TEST(NcclBaseline, RanksSharingAGpuEachHaveTheirOwnHostId) {
+  if (auto why = why_no_gpu()) GTEST_SKIP() << "no CUDA device: " << *why;
+  const int nodes = visible_gpus() + 1;
+  expect_correct_on_gpu("nccl", 1, nodes,
+                        {{"nccl", "each has its own NCCL_HOSTID"}, {"nccl", "socket transport"},
+                         {"nccl", "(replacing NCCL_HOSTID=shared-by-all)"}},
+                        {"NCCL_HOSTID=shared-by-all"});
+}
+
+// One process has one environment, written once: the variant listed first
+// sets NCCL_ALGO, and the other is skipped, saying why, while the rest runs.
+TEST(NcclBaseline, TreeListedAfterTheRingIsSkippedWithItsReason) {
+  if (!OMNIB_WITH_NCCL) GTEST_SKIP() << "this build has no NCCL: both are skipped for that";
+  const std::string json = temp_path("both.json");
+  auto r = run_cli({"allreduce", "--algo", "omni,nccl,nccl-tree", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "2",
+                    "-w", "1", "-T", "60", "-J", json},
+                   {}, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto doc = read_json(json);
+  const auto* tree = result_of(doc, "nccl-tree");
+  ASSERT_NE(tree, nullptr);
+  EXPECT_TRUE(tree->value("skipped", false)) << tree->dump();
+  EXPECT_NE(tree->value("skip_reason", "").find("measure nccl-tree in a run without nccl"), std::string::npos)
+      << tree->dump();
+  const auto* omni = result_of(doc, "omni");
+  ASSERT_NE(omni, nullptr);
+  EXPECT_TRUE(omni->value("correct", false)) << omni->dump();
 }
 
 class NcclAlone : public ::testing::TestWithParam<std::string> {};

@@ -80,6 +80,7 @@ std::string another_value(const std::string& field, const std::string& v) {
   if (field == "shard_layout") return v == "striped" ? "contiguous" : "striped";
   if (field == "encoding") return v == "coo" ? "bitmap" : "coo";
   if (field == "route") return v == "direct" ? "shards" : "direct";
+  if (field == "gpu_sync") return v == "blocking" ? "spin" : "blocking";
   return "other";
 }
 
@@ -99,10 +100,10 @@ TEST(RunConfig, EveryIdentityFieldTellsConfigurationsApart) {
 }
 
 TEST(RunConfig, EngineNamesAreReadOnceAndUnknownOnesRefused) {
-  for (const char* field : {"shard_layout", "encoding", "route"}) {
+  for (const char* field : {"shard_layout", "encoding", "route", "gpu_sync"}) {
     json changed = emulated().key();
     changed[field] = "other";
-    auto c = run_config_from_json(changed, 5, nullptr);
+    auto c = run_config_from_json(changed, 6, nullptr);
     ASSERT_FALSE(c.is_ok()) << field;
     EXPECT_NE(c.status().message().find(std::string("field '") + field + "': 'other' is not known"), std::string::npos)
         << c.status().message();
@@ -129,23 +130,34 @@ TEST(RunConfig, SchemaOneRecordsTakeDefaultsAndSaySo) {
   EXPECT_FALSE(run_config_from_json(old, 2, nullptr).is_ok());
 }
 
+// A configuration without `field`, read from a file of `schema`, which may
+// lack it: it must load, and say that the field took its value of the time;
+// a file of the next schema must name it.
+RunConfig loaded_without(const char* field, int schema) {
+  json old = emulated().key();
+  old.erase(field);
+  std::vector<std::string> defaulted;
+  auto c = run_config_from_json(old, schema, &defaulted);
+  EXPECT_TRUE(c.is_ok()) << c.status().message();
+  EXPECT_EQ(defaulted, (std::vector<std::string>{field}));
+  EXPECT_FALSE(run_config_from_json(old, schema + 1, nullptr).is_ok()) << field;
+  return c.is_ok() ? c.value() : RunConfig{};
+}
+
 // Schema 4 files predate the direct route: every omni call went through the shards.
 TEST(RunConfig, SchemaFourRecordsTakeTheShardsRoute) {
+  EXPECT_EQ(loaded_without("route", 4).route, RoutePolicy::kShards);
+  // A file that names it keeps it.
   json old = emulated().key();
-  old.erase("route");
-  std::vector<std::string> defaulted;
-  auto c = run_config_from_json(old, 4, &defaulted);
-  ASSERT_TRUE(c.is_ok()) << c.status().message();
-  EXPECT_EQ(c.value().route, RoutePolicy::kShards);
-  EXPECT_EQ(defaulted, (std::vector<std::string>{"route"}));
-  // From schema 5 on the field is required, and a file that names it keeps it.
-  EXPECT_FALSE(run_config_from_json(old, 5, nullptr).is_ok());
   old["route"] = "direct";
-  c = run_config_from_json(old, 4, nullptr);
+  auto c = run_config_from_json(old, 4, nullptr);
   ASSERT_TRUE(c.is_ok());
   EXPECT_EQ(c.value().route, RoutePolicy::kDirect);
   EXPECT_EQ(RunConfig{}.route, RoutePolicy::kAuto);
 }
+
+// Schema 5 files predate --gpu-sync: every run left CUDA's default, spin.
+TEST(RunConfig, SchemaFiveRecordsSpin) { EXPECT_EQ(loaded_without("gpu_sync", 5).gpu_sync, GpuSync::kSpin); }
 
 // Schema 3 files predate the shard layout and the batch encoding: their runs
 // split shards contiguously and sent whole blocks, and read back as such.
@@ -209,6 +221,24 @@ TEST(RunConfig, AllreduceArgumentsReproduceTheConfiguration) {
   ASSERT_TRUE(plan.is_ok()) << plan.status().message();
   ASSERT_EQ(plan.value().sizes.size(), 1u);
   EXPECT_EQ(plan.value().config(0).key_text(), c.key_text());
+}
+
+// --gpu-sync is part of the identity on device tensors: in the key, the
+// label, and the arguments that measure the configuration again.
+TEST(RunConfig, GpuSyncOnDeviceTensorsComesBackFromItsArguments) {
+  RunConfig c;
+  c.size_bytes = 4096;
+  c.device = DeviceKind::kCuda;
+  c.gpu_sync = GpuSync::kBlocking;
+  EXPECT_EQ(c.key()["gpu_sync"], "blocking");
+  EXPECT_NE(c.label().find("cuda gpu-sync blocking"), std::string::npos) << c.label();
+  auto plan = plan_again(c);
+  ASSERT_TRUE(plan.is_ok()) << plan.status().message();
+  EXPECT_EQ(plan.value().config(0).key_text(), c.key_text());
+  EXPECT_EQ(plan.value().describe()["gpu_sync"], "blocking");
+  // On host tensors the option is refused, so the arguments leave it out.
+  const auto cpu_args = RunConfig{}.allreduce_args();
+  EXPECT_EQ(std::find(cpu_args.begin(), cpu_args.end(), "--gpu-sync"), cpu_args.end());
 }
 
 // The transport and its libfabric provider are part of the identity, and

@@ -6,6 +6,7 @@
 
 #include "tools/allreduce/rank_run.h"
 #include "tools/allreduce/device_tensors.h"
+#include "tools/allreduce/start_up_env.h"
 #include "tools/launch/launch_env.h"
 #include "tools/launch/local_launcher.h"
 #include "tools/net/emulated_launch.h"
@@ -68,6 +69,9 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
   }
 
   const LaunchEnv& env = *launch.value();
+  // Before anything starts a thread: the only safe time to write the environment.
+  auto written = set_up_process_env(plan, env);
+  if (!written.is_ok()) return usage_failure(written.status());
   std::vector<std::unique_ptr<Reporter>> reporters;
   if (env.rank == 0) {
     reporters.push_back(std::make_unique<TableReporter>(stdout, options.wide));
@@ -83,7 +87,7 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
   }
   std::vector<std::string> shown = argv;
   shown[0] = "omni-bench";
-  return run_allreduce_rank(plan, env, join(shown), std::move(reporters));
+  return run_allreduce_rank(plan, env, join(shown), std::move(reporters), written.take());
 }
 
 }  // namespace omnib

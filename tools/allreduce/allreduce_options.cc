@@ -33,6 +33,7 @@ struct GivenOptions {
   CLI::Option* checkpoint = nullptr;
   CLI::Option* density = nullptr;
   CLI::Option* nodes = nullptr;
+  CLI::Option* gpu_sync = nullptr;
 };
 
 void bind_size_and_timing(CLI::App& cmd, AllreduceOptions& o, GivenOptions& given) {
@@ -92,6 +93,11 @@ void bind_inputs(CLI::App& cmd, AllreduceOptions& o, GivenOptions& given) {
   cmd.add_option("--seed", o.seed, "seed of the generated inputs")->capture_default_str()->group(group);
   cmd.add_flag("--inplace", o.inplace, "reduce in place (output buffer = input buffer)")->group(group);
   cmd.add_option("--device", o.device_text, "where tensors live: cpu or cuda")->capture_default_str()->group(group);
+  given.gpu_sync = cmd.add_option("--gpu-sync", o.gpu_sync_text,
+                                  "with --device cuda, how a worker waits for its GPU: spin (busy-wait) or blocking "
+                                  "(sleep, for ranks that share CPU cores; docs/gpu.md)")
+                       ->capture_default_str()
+                       ->group(group);
 }
 
 void bind_ranks_and_algorithms(CLI::App& cmd, AllreduceOptions& o, GivenOptions& given) {
@@ -166,6 +172,7 @@ void bind_allreduce_options(CLI::App& cmd, AllreduceOptions& o) {
     o.checkpoint_interval_given = given.checkpoint->count() > 0;
     o.nodes_given = given.nodes->count() > 0;
     o.density_given = given.density->count() > 0;
+    o.gpu_sync_given = given.gpu_sync->count() > 0;
     o.sizes_given = given.min_bytes->count() > 0 || given.max_bytes->count() > 0 || given.size_list->count() > 0;
   });
 }

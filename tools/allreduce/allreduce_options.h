@@ -59,6 +59,7 @@ struct AllreduceOptions {
   int aggregators = 0;
   std::string algo_text;  // empty: default_algos() of the device
   std::string device_text = "cpu";
+  std::string gpu_sync_text = "spin";         // --gpu-sync (with --device cuda)
   std::string shard_layout_text = "striped";  // --shard-layout
   std::string encoding_text = "auto";         // --encoding
   std::string route_text = "auto";            // --route
@@ -73,6 +74,7 @@ struct AllreduceOptions {
   bool sizes_given = false;  // -b, -e or --sizes
   bool iters_given = false;
   bool checkpoint_interval_given = false;
+  bool gpu_sync_given = false;
 };
 
 // Declares every option on `cmd`.

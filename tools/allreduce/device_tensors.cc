@@ -45,18 +45,21 @@ std::string device_tensors_unavailable_reason() {
   return "";
 }
 
-Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int local_index, size_t max_bytes) {
+Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int local_index, size_t max_bytes, GpuSync sync) {
   std::string why;
   const int devices = gpu::cuda_device_count(&why);
   if (devices == 0) return unavailable_error("--device cuda: no CUDA device visible (" + why + "); run with --device cpu");
   const int device = local_index % devices;
   OMNIB_RETURN_IF_ERROR(gpu::use_device(device));
+  if (sync == GpuSync::kBlocking) OMNIB_RETURN_IF_ERROR(gpu::block_host_waits());
   auto in = gpu::DeviceBuffer::allocate(max_bytes);
   if (!in.is_ok()) return in.status();
   auto out = gpu::DeviceBuffer::allocate(max_bytes);
   if (!out.is_ok()) return out.status();
   return std::unique_ptr<DeviceTensors>(new CudaTensors(device, in.take(), out.take()));
 }
+
+int visible_gpus() { return gpu::cuda_device_count(); }
 
 bool build_has_cuda_kernels() { return true; }
 
@@ -66,9 +69,11 @@ std::string device_tensors_unavailable_reason() {
   return "this build has no CUDA support (configure with -DOMNIB_USE_CUDA=ON where nvcc is installed)";
 }
 
-Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int, size_t) {
+Result<std::unique_ptr<DeviceTensors>> DeviceTensors::create(int, size_t, GpuSync) {
   return unavailable_error("--device cuda: " + device_tensors_unavailable_reason() + "; run with --device cpu");
 }
+
+int visible_gpus() { return 0; }
 
 bool build_has_cuda_kernels() { return false; }
 

@@ -9,15 +9,17 @@
 
 #include "engine/base/status.h"
 #include "engine/base/tensor.h"
+#include "tools/config/gpu_sync.h"
 
 namespace omnib {
 
 class DeviceTensors {
  public:
   // Selects GPU `local_index` modulo the visible devices for this thread (the
-  // rank's main thread) and allocates input and output of `max_bytes` each.
+  // rank's main thread), sets how the host waits for it (`sync`: before the
+  // device's first work) and allocates input and output of `max_bytes` each.
   // Unavailable (exit 6) in a build without CUDA or on a machine without a GPU.
-  static Result<std::unique_ptr<DeviceTensors>> create(int local_index, size_t max_bytes);
+  static Result<std::unique_ptr<DeviceTensors>> create(int local_index, size_t max_bytes, GpuSync sync);
   virtual ~DeviceTensors() = default;
 
   virtual TensorView input(size_t count, DType dtype) const = 0;
@@ -35,6 +37,10 @@ class DeviceTensors {
 
 // Why this build or machine cannot place tensors on a GPU, or "" when it can.
 std::string device_tensors_unavailable_reason();
+
+// CUDA devices this process sees: 0 without one, or in a build without CUDA.
+// Starts CUDA's driver but touches no device (no context is made).
+int visible_gpus();
 
 // Whether this build has the CUDA kernels at all (a static check: it touches
 // no GPU, so a launcher may call it before forking ranks).

@@ -30,11 +30,12 @@ int fail(int rank, const Status& s) {
 }  // namespace
 
 RankRun::RankRun(const RunPlan& plan, const LaunchEnv& launch, std::string command_line,
-                 std::vector<std::unique_ptr<Reporter>> reporters)
+                 std::vector<std::unique_ptr<Reporter>> reporters, std::vector<EnvChange> process_env)
     : plan_(plan),
       launch_(launch),
       command_line_(std::move(command_line)),
       reporters_(std::move(reporters)),
+      process_env_(std::move(process_env)),
       thresholds_(plan.thresholds),
       tracer_(plan.trace) {}
 
@@ -70,10 +71,11 @@ Status RankRun::rendezvous() {
 }
 
 Status RankRun::set_up() {
-  const CollectiveSetup setup = collective_setup(plan_, job_, met_, launch_);
+  CollectiveSetup setup = collective_setup(plan_, job_, met_, launch_);
+  setup.process_env = process_env_;
   // Before the collectives are made: they bind to this thread's GPU.
   if (plan_.base.device == DeviceKind::kCuda && job_.is_worker()) {
-    auto tensors = DeviceTensors::create(setup.local_index, plan_.sizes.back());
+    auto tensors = DeviceTensors::create(setup.local_index, plan_.sizes.back(), plan_.base.gpu_sync);
     if (!tensors.is_ok()) return tensors.status();
     device_tensors_ = tensors.take();
   }
@@ -236,8 +238,8 @@ Status RankRun::publish(const std::vector<ResultRecord>& group, bool finished) {
 }
 
 int run_allreduce_rank(const RunPlan& plan, const LaunchEnv& launch, const std::string& command_line,
-                       std::vector<std::unique_ptr<Reporter>> reporters) {
-  RankRun run(plan, launch, command_line, std::move(reporters));
+                       std::vector<std::unique_ptr<Reporter>> reporters, std::vector<EnvChange> process_env) {
+  RankRun run(plan, launch, command_line, std::move(reporters), std::move(process_env));
   return run.run();
 }
 

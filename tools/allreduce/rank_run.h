@@ -30,9 +30,10 @@ namespace omnib {
 
 class RankRun {
  public:
-  // Rank 0 owns `reporters`.
+  // Rank 0 owns `reporters`. `process_env`: what start-up wrote into the
+  // environment for the algorithms (start_up_env.h).
   RankRun(const RunPlan& plan, const LaunchEnv& launch, std::string command_line,
-          std::vector<std::unique_ptr<Reporter>> reporters);
+          std::vector<std::unique_ptr<Reporter>> reporters, std::vector<EnvChange> process_env);
 
   // The whole run; returns the process exit code (docs/exit-codes.md).
   int run();
@@ -64,6 +65,7 @@ class RankRun {
   const LaunchEnv& launch_;
   std::string command_line_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
+  std::vector<EnvChange> process_env_;
   JobLayout job_;
   RankRendezvous met_;
   std::vector<AlgoSlot> slots_;
@@ -81,6 +83,6 @@ class RankRun {
 
 // RankRun(...).run().
 int run_allreduce_rank(const RunPlan& plan, const LaunchEnv& launch, const std::string& command_line,
-                       std::vector<std::unique_ptr<Reporter>> reporters);
+                       std::vector<std::unique_ptr<Reporter>> reporters, std::vector<EnvChange> process_env);
 
 }  // namespace omnib

@@ -226,13 +226,18 @@ Status plan_data_and_job(const AllreduceOptions& o, std::optional<int> launched_
   return check_exact_sums(c.dtype, c.nodes);
 }
 
-// Where tensors live and how the omni engine runs: device, shard layout,
-// encoding, route; each vocabulary parsed here, once.
+// Where tensors live and how the omni engine runs: device (and how workers
+// wait for it), shard layout, encoding, route; each vocabulary parsed here, once.
 Status plan_engine(const AllreduceOptions& o, RunConfig& c) {
   if (o.device_text == "cpu" || o.device_text == "cuda")
     c.device = o.device_text == "cpu" ? DeviceKind::kCpu : DeviceKind::kCuda;
   else
     return usage_error("--device '" + o.device_text + "' is not known: use cpu or cuda");
+  if (!parse_gpu_sync(o.gpu_sync_text, &c.gpu_sync))
+    return usage_error("--gpu-sync '" + o.gpu_sync_text + "' is not known: use spin or blocking");
+  if (o.gpu_sync_given && c.device == DeviceKind::kCpu)
+    return usage_error("--gpu-sync sets how a worker waits for its GPU, and --device cpu uses none: add --device cuda, "
+                       "or drop --gpu-sync");
   if (!parse_shard_layout(o.shard_layout_text, &c.shard_layout))
     return usage_error("--shard-layout '" + o.shard_layout_text + "' is not known: use striped or contiguous");
   if (!parse_encoding_policy(o.encoding_text, &c.encoding))

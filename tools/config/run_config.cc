@@ -99,6 +99,9 @@ const Field kFields[] = {
     // Runs before the direct route sent every non-zero through the shards.
     {"route", 5, [](const RunConfig& c) { return json(route_policy_name(c.route)); },
      [](RunConfig& c, const json& j) { return read_name(j, "route", parse_route_policy, c.route); }, "shards"},
+    // Runs before --gpu-sync left CUDA's default: spin.
+    {"gpu_sync", 6, [](const RunConfig& c) { return json(gpu_sync_name(c.gpu_sync)); },
+     [](RunConfig& c, const json& j) { return read_name(j, "gpu_sync", parse_gpu_sync, c.gpu_sync); }, "spin"},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -147,7 +150,7 @@ nlohmann::json omitted_defaults() {
   json all = d.key();
   json out = json::object();
   for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
-                           "transport", "shard_layout", "encoding", "route"})
+                           "transport", "shard_layout", "encoding", "route", "gpu_sync"})
     out[name] = all[name];
   return out;
 }
@@ -170,6 +173,7 @@ std::string RunConfig::label() const {
   if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout_name(shard_layout);
   if (encoding != RunConfig{}.encoding) s << " encoding " << encoding_policy_name(encoding);
   if (route != RunConfig{}.route) s << " route " << route_policy_name(route);
+  if (gpu_sync != RunConfig{}.gpu_sync) s << " gpu-sync " << gpu_sync_name(gpu_sync);
   return s.str();
 }
 
@@ -189,6 +193,8 @@ std::vector<std::string> RunConfig::allreduce_args() const {
   a.insert(a.end(), how.begin(), how.end());
   a.insert(a.end(), {"--shard-layout", shard_layout_name(shard_layout), "--encoding", encoding_policy_name(encoding),
                      "--route", route_policy_name(route)});
+  // --gpu-sync is a usage error with --device cpu.
+  if (device == DeviceKind::kCuda) a.insert(a.end(), {"--gpu-sync", gpu_sync_name(gpu_sync)});
   return a;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/base/status.h"
 #include "engine/base/tensor.h"
 #include "engine/omni/settings/omni_settings.h"
+#include "tools/config/gpu_sync.h"
 
 namespace omnib {
 
@@ -38,6 +39,7 @@ struct RunConfig {
   ShardLayout shard_layout = ShardLayout::kStriped;  // how the engine deals blocks to shards (engine/blocks/shard_map.h)
   EncodingPolicy encoding = EncodingPolicy::kAuto;   // how the engine encodes blocks (engine/omni/settings/encoding_policy.h)
   RoutePolicy route = RoutePolicy::kAuto;            // how the omni engine sends non-zeros (engine/omni/settings/route_policy.h)
+  GpuSync gpu_sync = GpuSync::kSpin;                 // how workers wait for their GPU (tools/config/gpu_sync.h)
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 

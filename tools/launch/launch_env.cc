@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "engine/sockets/socket_util.h"
+#include "tools/launch/host_tasks.h"
 
 namespace omnib {
 namespace {
@@ -58,6 +59,7 @@ Result<LaunchEnv> own_launch_env() {
   e.rank = r.value();
   e.world = w.value();
   e.launcher = "omni-bench";
+  e.host_tasks = e.world;  // every rank on this machine
   e.store_address = env(launch_vars::kStore);
   e.bind_host = env(launch_vars::kBind) ? env(launch_vars::kBind) : "127.0.0.1";
   if (env(launch_vars::kJobId)) e.job_id = static_cast<uint32_t>(std::strtoul(env(launch_vars::kJobId), nullptr, 10));
@@ -89,6 +91,7 @@ Result<std::optional<LaunchEnv>> foreign_launch_env(const Source& s) {
   e.rank = r.value();
   e.world = w.value();
   e.launcher = s.launcher;
+  e.host_tasks = host_tasks_from_env(s.launcher);
   if (e.world == 1) return std::optional<LaunchEnv>();
   const char* addr = env("MASTER_ADDR");
   const char* port = env("MASTER_PORT");

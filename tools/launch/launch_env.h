@@ -25,6 +25,12 @@ struct LaunchEnv {
   // The local launcher's process id (it serves the store), so that rank 0
   // can report its resources; 0 under other launchers.
   int launcher_pid = 0;
+  // How many ranks the launcher put on this rank's host: every rank under
+  // the local launcher; the launcher's own count under others
+  // (OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_TASKS_PER_NODE,
+  // LOCAL_WORLD_SIZE); nullopt when it gives none. Known before the ranks
+  // meet, when the rank's start-up writes NCCL's environment.
+  std::optional<int> host_tasks;
 };
 
 // How this rank's rendezvous is protected, for the run's header and JSON:

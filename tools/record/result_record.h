@@ -22,9 +22,10 @@ namespace omnib {
 // --repeat, frame counts and CPU time were added. Version 3: the --profile
 // breakdown ("profile") and the emulated link's limit ("link_limit").
 // Version 4: omni's batch encoding ("encoding" in the identity). Version 5:
-// omni's route ("route" in the identity, "routes" per record).
+// omni's route ("route" in the identity, "routes" per record). Version 6:
+// how workers wait for their GPU ("gpu_sync" in the identity).
 // docs/json-schema.md says how older files load.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // One whole run of interleaved rounds (--repeat makes several): what compare
 // judges when it looks at the spread between runs.
