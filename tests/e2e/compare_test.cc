@@ -48,14 +48,14 @@ TEST(Compare, HalvedSpeedupFails) {
 // runs carries no such note.
 TEST(Compare, ARegressionOnAHostBoundRunSaysSo) {
   auto starved = standard_group(200);
-  for (auto& r : starved) r.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.34}};
+  for (auto& r : starved) r.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.34}, std::nullopt};
   auto r = compare(make_document({standard_group(100)}), make_document({starved}));
   EXPECT_EQ(r.exit_code, 5) << r.out << r.err;
   EXPECT_NE(r.out.find("host-bound now: a rank waited for a CPU 34% of its call (baseline not measured)"),
             std::string::npos)
       << r.out;
   auto idle = standard_group(200);
-  for (auto& rec : idle) rec.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.03}};
+  for (auto& rec : idle) rec.cpu = CpuUsage{100, 10, 50, 1.0, {0.02, 0.03}, std::nullopt};
   auto plain = compare(make_document({standard_group(100)}), make_document({idle}));
   EXPECT_EQ(plain.out.find("host-bound"), std::string::npos) << plain.out;
 }

@@ -39,7 +39,9 @@ class DeviceTensors {
 std::string device_tensors_unavailable_reason();
 
 // CUDA devices this process sees: 0 without one, or in a build without CUDA.
-// Starts CUDA's driver but touches no device (no context is made).
+// Counted in a short-lived child process, so that this process's CUDA driver
+// (which starts threads of its own) is not started: the rank counts them
+// before it writes its environment (tools/allreduce/start_up_env.h).
 int visible_gpus();
 
 // Whether this build has the CUDA kernels at all (a static check: it touches

@@ -34,10 +34,10 @@ Status require_single_thread();
 Result<std::vector<EnvChange>> write_process_env(const std::vector<EnvSetting>& settings);
 
 // All of the above for this rank of `plan`, when some algorithm of the run
-// asks for an environment: checks for a single thread, counts the GPUs
-// (CUDA's driver is the only library start-up runs that could start a
-// thread of its own; StartUpEnv.CountingTheGpusStartsNoThread checks on a
-// GPU machine that it does not), then writes.
+// asks for an environment: checks for a single thread, counts the GPUs (in a
+// child process: CUDA's driver starts threads of its own;
+// StartUpEnv.CountingTheGpusStartsNoThread checks that none start here),
+// then writes.
 Result<std::vector<EnvChange>> set_up_process_env(const RunPlan& plan, const LaunchEnv& launch);
 
 }  // namespace omnib
