@@ -13,7 +13,8 @@ wrote, one per line:
 
   time_vs_density      median time per algorithm against density
   speedup_vs_density   time of every other algorithm / time of omni
-  time_vs_nodes        median time per algorithm against node count
+  time_vs_nodes        median time per algorithm against node count, each
+                       point labelled with its CPU-wait share where measured
   bandwidth_vs_size    bus bandwidth and effective bandwidth against size
   wire_bytes           bytes sent per rank: measured next to analytic
   vs_best_vs_density   the best dense and the best other sparse algorithm's
@@ -53,6 +54,9 @@ CONFIG_FIELDS = []
 CONFIG_DEFAULTS = {}
 REFERENCE_ALGO = "omni"
 WRONG_STYLE = dict(marker="x", color="red", markersize=11, markeredgewidth=2.2, linestyle="none", zorder=5)
+# Past this CPU-wait share a row measured the host (kHostBoundWaitShare in
+# tools/record/result_record.h): such points' labels are bold.
+HOST_BOUND_WAIT_SHARE = 0.10
 
 
 class InputError(Exception):
@@ -254,8 +258,31 @@ def time_errors(recs):
     return [lower, upper]
 
 
-def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_default=None, size_axis=False):
-    """One time-vs-`axis_field` figure per fixed configuration."""
+def wait_share(rec):
+    """The slowest rank's CPU-wait share of its call, or None where not measured."""
+    cpu = rec.get("cpu")
+    share = cpu.get("wait_share_max") if isinstance(cpu, dict) else None
+    return share if isinstance(share, (int, float)) else None
+
+
+def label_wait_shares(ax, pts, xs, ys, color):
+    """Writes each point's CPU-wait share beside it: where it is high, the
+    host's scheduling, not the network, set that point's time."""
+    labelled = False
+    for x, y, r in zip(xs, ys, pts):
+        share = wait_share(r)
+        if share is None:
+            continue
+        ax.annotate("%.0f%%" % (100 * share), (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8,
+                    color=color, fontweight="bold" if share > HOST_BOUND_WAIT_SHARE else "normal")
+        labelled = True
+    return labelled
+
+
+def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_default=None, size_axis=False,
+               wait_shares=False):
+    """One time-vs-`axis_field` figure per fixed configuration; with
+    `wait_shares`, each point labelled with its CPU-wait share."""
     fixed_fields, groups = group_by(records, varying)
     keys = [k for k, g in groups.items() if len({r[axis_field] for r in g}) >= 2]
     differ = distinguishing_fields(fixed_fields, keys)
@@ -265,12 +292,15 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
         styles = styles_of(recs)
         fig, ax = plt.subplots(figsize=(7.5, 5))
         any_wrong = False
+        any_wait = False
         limit_labelled = False
         for algo in names:
             pts = sorted((r for r in recs if r["algo"] == algo), key=lambda r: r[axis_field])
             xs = [r[axis_field] for r in pts]
             ys = [r["time_us"]["median"] for r in pts]
             ax.errorbar(xs, ys, yerr=time_errors(pts), capsize=3, label=algo, **styles[algo])
+            if wait_shares:
+                any_wait |= label_wait_shares(ax, pts, xs, ys, styles[algo]["color"])
             limits = [(r[axis_field], r["link_limit"]["limit_us"]) for r in pts if r.get("link_limit")]
             if limits:
                 ax.plot(*zip(*limits), color=styles[algo]["color"], linestyle=":", linewidth=1,
@@ -293,8 +323,9 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
         readable_axis(ax, "y", log=log_time, from_zero=True)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("median time per allreduce (µs)\nwhiskers: min to p95")
-        ax.set_title(title_of(kind + (" (wrong results flagged)" if any_wrong else ""), fixed_fields, key),
-                     fontsize=10)
+        notes = (" (wrong results flagged)" if any_wrong else "") + \
+            (" (%%: CPU wait of the slowest rank, bold above %.0f%%)" % (100 * HOST_BOUND_WAIT_SHARE) if any_wait else "")
+        ax.set_title(title_of(kind + notes, fixed_fields, key), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=9)
         fig.tight_layout()
@@ -531,7 +562,7 @@ def main(argv):
     plot_vs_best(writer, keys, fixed_fields, groups, differ)
     plot_sweep(writer, one_aggregator_per_worker(records), ["nodes"], "nodes", "Time vs node count", "time_vs_nodes",
                "worker nodes",
-               log_x_default=False)
+               log_x_default=False, wait_shares=True)
     plot_bandwidth(writer, records)
     plot_wire_bytes(writer, records)
     if writer.too_few_ticks:

@@ -49,6 +49,30 @@ json record(const std::string& algo, uint64_t size, int nodes, double density, b
               {"correct", correct}};
 }
 
+// A record() in schema 2's shape: the configuration under "config" (on
+// emulated 25 Mbit/s links), with the run summaries that schema added.
+json schema_two(json r) {
+  json config = json::object();
+  for (const char* k : {"collective", "size_bytes", "dtype", "density", "block_size", "nodes", "aggregators", "overlap",
+                        "workload", "seed"}) {
+    if (!r.contains(k)) continue;
+    config[k] = r[k];
+    r.erase(k);
+  }
+  const json later_fields = {{"device", "cpu"},      {"inplace", false},  {"net", "emulate"},
+                             {"link_rate_bps", 25'000'000}, {"link_delay_ns", 0}, {"transport", "tcp"},
+                             {"shard_layout", "contiguous"}};
+  for (const auto& [k, v] : later_fields.items()) config[k] = v;
+  r["config"] = config;
+  r["warmup"] = 1;
+  r["repeat"] = 1;
+  r["runs"] = json::array(
+      {{{"median_us", r["time_us"]["median"]}, {"cpu_us_per_call", 1.0}, {"cpu_ns_per_wire_byte", nullptr}}});
+  r["wrong_calls"] = 0;
+  r["calls_checked"] = 4;
+  return r;
+}
+
 // A density sweep at 1 MiB on 4 nodes, a node sweep at density 0.1 and a
 // size sweep on 4 nodes; one wrong result and one skipped algorithm.
 std::string write_results() {
@@ -143,6 +167,30 @@ TEST(PlotCommand, OneAggregatorPerWorkerIsOneNodeSeries) {
     if (svg.find("aggregators=") == std::string::npos) titles.insert("colocated");
   }
   EXPECT_EQ(titles, (std::set<std::string>{"per worker", "colocated"})) << r.out;
+}
+
+// The time-vs-nodes figure labels each point with its CPU-wait share, so a
+// point the host set the time of shows it; records without one get none.
+TEST(PlotCommand, NodeScalingLabelsEachPointWithItsCpuWait) {
+  json results = json::array();
+  for (const char* algo : {"omni", "ring"})
+    for (int nodes : {2, 4, 8}) {
+      json r = schema_two(record(algo, 1 << 20, nodes, 0.1, true));
+      if (std::string(algo) == "omni")  // ring's were not measured: no labels
+        r["cpu"] = {{"user_us_per_call", 1.0},       {"sys_us_per_call", 1.0},
+                    {"rank_max_us_per_call", 1.0},   {"ns_per_wire_byte", 1.0},
+                    {"wait_share_per_rank", {0.01 * nodes}}};
+      results.push_back(r);
+    }
+  const std::string path = testing::temp_path("waits.json");
+  std::ofstream(path) << json{{"schema_version", 2}, {"tool", "omni-bench"}, {"results", results}}.dump(1);
+  const std::string out = testing::temp_path("figures");
+  auto r = testing::run_cli({"plot", path, "-o", out}, {}, kPlotLimitSeconds);
+  if (r.exit_code == 6) GTEST_SKIP() << "no Python with matplotlib here: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string svg = slurp(fs::path(out) / "time_vs_nodes.svg");
+  for (const char* label : {">2%<", ">4%<", ">8%<", "CPU wait of the slowest rank"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
 }
 
 // The same sweep at two emulated link rates: two configurations, drawn as
