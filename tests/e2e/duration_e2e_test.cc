@@ -75,6 +75,9 @@ TEST(DurationRun, ARunOfFixedCallsHasAResourcesBlockToo) {
   // Counted from the first timed call of the last size: each size starts
   // afresh, so the pages 1M touches beyond 4K are not growth.
   EXPECT_EQ(doc["resources"]["calls"], 50u);
+  EXPECT_EQ(doc["resources"]["verdict"], "flat") << doc["resources"].dump(1);
+  ASSERT_EQ(doc["resources"]["sizes"].size(), 2u);
+  EXPECT_EQ(doc["resources"]["sizes"][1]["calls"], 50u);
   EXPECT_FALSE(doc["results"][0].contains("duration"));
   // Sampled before any rank could leave and close its store connection.
   EXPECT_EQ(doc["resources"]["roles"]["launcher"]["growth"]["fds"]["change"], 0) << doc["resources"].dump(1);
@@ -194,7 +197,7 @@ TEST(DurationRun, SigtermDuringACheckpointWriteLeavesNoTemporaryFile) {
 }
 
 // The soak check fails a build that leaks: the same run, with omni made to
-// leak memory or a descriptor per call, is caught and named.
+// leak 1 KiB of memory or a descriptor per call, is caught and named.
 struct Leak {
   const char* sabotage;
   const char* grew;  // what the finding starts with
@@ -206,13 +209,16 @@ TEST_P(SoakCheckCatches, ALeakPerCall) {
   auto soak = testing::run_soak(testing::sabotage_binary(),
                                 {"--nodes", "2", "--aggregators", "1", "--algo", "omni", "--sizes", "4K",
                                  "--duration", "3s", "-T", "30"},
-                                {std::string("OMNIB_SABOTAGE_OMNI=") + GetParam().sabotage}, 90);
+                                {std::string("OMNIB_SABOTAGE_OMNI=") + GetParam().sabotage,
+                                 "OMNIB_SABOTAGE_LEAK_BYTES=1024"},
+                                90);
   ASSERT_TRUE(soak.resources.has_value());
   ASSERT_FALSE(soak.grew.empty()) << "the soak check passed a leaking build:\n" << soak.cli.out;
   bool named = false;
   for (const auto& g : soak.grew) named |= g.rfind(GetParam().grew, 0) == 0;
   EXPECT_TRUE(named) << soak.grew[0];
   EXPECT_EQ(soak.doc["resources"]["flat"], false);
+  EXPECT_EQ(soak.doc["resources"]["verdict"], "grew");
   EXPECT_NE(soak.cli.out.find("# resources: GREW"), std::string::npos) << soak.cli.out;
 }
 

@@ -255,6 +255,24 @@ TEST(TraceEndToEnd, DedicatedAggregatorsAndTheFirstCallsOnly) {
   for (const auto& r : run.results["results"]) EXPECT_EQ(r["samples_us"].size(), 10u);
 }
 
+// --trace keeps every traced call's spans until the size ends: the
+// resources verdict leaves the memory of the traced calls out, and says so
+// when every call is traced.
+TEST(TraceEndToEnd, TheResourcesVerdictLeavesTheTracedCallsOut) {
+  auto all = run_traced({"--algo", "ring", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "40"});
+  ASSERT_EQ(all.cli.exit_code, 0);
+  const json& size = all.results["resources"]["sizes"][0];
+  EXPECT_TRUE(size["rss"].is_null()) << size.dump();
+  EXPECT_NE(size.value("rss_not_judged", "").find("--trace keeps"), std::string::npos) << size.dump();
+  EXPECT_NE(all.cli.out.find("rss not judged: --trace keeps"), std::string::npos) << all.cli.out;
+  auto first = run_traced({"--algo", "ring", "--nodes", "2", "-b", "64K", "-e", "64K", "-n", "40", "--trace-iters", "10"});
+  ASSERT_EQ(first.cli.exit_code, 0);
+  const json& judged = first.results["resources"]["sizes"][0];
+  ASSERT_TRUE(judged["rss"].is_object()) << judged.dump();
+  EXPECT_EQ(judged["rss"]["points"], 20) << "the later half of the 40 calls, all after the 10 traced";
+  EXPECT_EQ(first.results["resources"]["verdict"], "flat") << first.cli.out;
+}
+
 TEST(TraceEndToEnd, FullBuffersDropSpansAndSaySo) {
   auto run = run_traced({"--algo", "omni", "--nodes", "3", "-b", "4M", "-e", "4M", "--density", "1", "-n", "2",
                          "--trace-buffer", "16"});

@@ -21,8 +21,9 @@
 //               else (F - 1) times as long as the call took, F being
 //               OMNIB_SABOTAGE_SLOWDOWN (a factor in (1, 100], default 2): omni
 //               becomes F times slower than its own code, whatever the host's speed
-//   leak-memory each call keeps 16 KiB of touched memory it never frees (up to
-//               64 MiB per process, so the machine survives a long run)
+//   leak-memory each call keeps OMNIB_SABOTAGE_LEAK_BYTES (default 16 KiB) of
+//               touched memory it never frees (up to 256 MiB per process, so
+//               the machine survives a long run)
 //   leak-fd     each call opens /dev/null and never closes it (up to 1000)
 #pragma once
 

@@ -28,7 +28,7 @@ SoakResult run_soak(const std::string& binary, const std::vector<std::string>& a
     return out;
   }
   out.resources = resources.take();
-  out.grew = resource_growth(*out.resources);
+  out.grew = out.resources->verdict.grew;
   return out;
 }
 

@@ -1,6 +1,6 @@
 // The soak check, shared by the CI soak (tests/soak/) and the tests that
 // prove it catches leaks: run `allreduce --duration` with a JSON file, and
-// read from it what grew (resource_growth() of its "resources" block).
+// read from it what grew (the verdict of its "resources" block).
 #pragma once
 
 #include <optional>
@@ -18,7 +18,7 @@ struct SoakResult {
   CliResult cli;
   nlohmann::json doc;                       // null when the run wrote no file
   std::optional<ResourcesReport> resources;  // the document's block, read back
-  std::vector<std::string> grew;             // resource_growth(): empty means flat
+  std::vector<std::string> grew;             // the verdict's phrases: empty unless something grew
 };
 
 // Runs `binary allreduce <args> -J <temp file>` under `env` within

@@ -16,6 +16,7 @@
 #include "tests/support/store_peer.h"
 #include "tools/measure/peer_bounds.h"
 #include "tools/measure/rank_report.h"
+#include "tools/measure/resource_series.h"
 #include "tools/trace/trace_gather.h"
 
 namespace omnib {
@@ -40,6 +41,8 @@ RankReport honest_report(int rank) {
   r.resources.end = r.resources.start;
   r.resources.calls = 2;
   r.resources.seconds = 0.01;
+  r.resources.rounds = 2;
+  r.resources.series = {{0, 1u << 20, 4, 10}, {1, 1u << 20, 4, 10}};
   return r;
 }
 
@@ -74,6 +77,9 @@ TEST(PeerBounds, EveryAbsurdFieldIsRefusedNamingTheRank) {
       {"2^64-1 bytes resident", json::json_pointer("/resources/end/rss_bytes"), kMax64},
       {"2^64-1 threads", json::json_pointer("/resources/start/threads"), kMax64},
       {"a run longer than rank 0's", json::json_pointer("/resources/seconds"), 1e9},
+      {"2^64-1 bytes resident after a round", json::json_pointer("/resources/series/1/1"), kMax64},
+      {"rounds that go back", json::json_pointer("/resources/series/1/0"), 0},
+      {"a round past the rounds made", json::json_pointer("/resources/series/1/0"), 2},
   };
   for (const auto& c : cases) {
     json report = to_json(honest_report(1));
@@ -83,6 +89,18 @@ TEST(PeerBounds, EveryAbsurdFieldIsRefusedNamingTheRank) {
     EXPECT_NE(s.message().find("rank 1 sent a report rank 0 cannot use"), std::string::npos) << c.what << ": "
                                                                                                << s.message();
   }
+}
+
+// Rank 0 fits a slope over every pair of a series' points: a series longer
+// than any sampler keeps would cost it quadratic time.
+TEST(PeerBounds, ASeriesLongerThanAnySamplerKeepsIsRefused) {
+  RankReport r = honest_report(1);
+  r.resources.rounds = 1000;
+  r.resources.series.clear();
+  for (uint64_t i = 0; i <= kMaxSeriesPoints; ++i) r.resources.series.push_back({i, 1u << 20, 4, 10});
+  const Status s = verdict(to_json(r));
+  EXPECT_EQ(s.code(), Code::kInternal);
+  EXPECT_NE(s.message().find("field 'series' is 129 points"), std::string::npos) << s.message();
 }
 
 // Nesting past any report is refused before it is parsed: call times

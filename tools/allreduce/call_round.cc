@@ -18,6 +18,9 @@ Status CallRound::run(std::vector<AlgoSlot>& slots, SizeRun& sr, int run, bool t
   if (timed) OMNIB_RETURN_IF_ERROR(p_.resources.start());
   for (size_t a = 0; a < slots.size(); ++a)
     if (slots[a].collective) OMNIB_RETURN_IF_ERROR(call(slots[a], a, sr, run, timed, timed_call));
+  // Every algorithm has left its call: what the process holds now is what
+  // the round leaves behind.
+  if (timed) OMNIB_RETURN_IF_ERROR(p_.resources.after_timed_round());
   ++sr.call;
   ++sr.round;
   return Status::ok();
@@ -60,7 +63,7 @@ Status CallRound::call(AlgoSlot& s, size_t a, SizeRun& sr, int run, bool timed, 
   // rank still in the call and stretch its time.
   OMNIB_RETURN_IF_ERROR(store_barrier(p_.store, call_name + "/done", p_.job.world()));
   if (p_.plan.check) OMNIB_RETURN_IF_ERROR(p_.tensors.check_call(t, sr.call, s.samples));
-  p_.resources.count_call();
+  if (timed) p_.resources.count_call();
   return Status::ok();
 }
 

@@ -66,7 +66,11 @@ Status RankRun::rendezvous() {
   auto met = rendezvous_rank(launch_, plan_.timeout_s, plan_.transport);
   if (!met.is_ok()) return met.status();
   met_ = met.take();
-  resources_ = std::make_unique<RunResources>(job_.rank, job_.nodes, launch_.launcher_pid);
+  // --trace keeps the spans of each size's traced calls until the size ends.
+  const uint64_t traced_rounds = plan_.trace.trace_path.empty() ? 0
+                                 : plan_.trace.trace_iters == 0 ? kAllRoundsTraced
+                                                                : static_cast<uint64_t>(plan_.trace.trace_iters);
+  resources_ = std::make_unique<RunResources>(job_.rank, job_.nodes, launch_.launcher_pid, traced_rounds);
   return Status::ok();
 }
 
@@ -163,7 +167,7 @@ Status RankRun::measure_size(size_t k, const Workload& workload) {
   sr.t = &tensors.value();
   for (auto& s : slots_) s.samples = RankSamples(plan_.repeat);
   if (link_meter_) link_meter_->reset();
-  resources_->restart();
+  resources_->restart(sr.config.size_bytes);
   CallRound rounds({plan_, job_, *met_.store, *tensors_, tracer_, link_meter_.get(), *resources_});
   DurationRun duration(plan_, rounds, sample_gather(), *resources_);
   std::vector<DurationTally> tallies;  // --duration

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "tools/measure/resource_series.h"
+
 namespace omnib {
 namespace {
 
@@ -88,6 +90,13 @@ Status check_peer_resources(const ProcessResources& p, const PeerBounds& b) {
   OMNIB_RETURN_IF_ERROR(check_sample(p.start, "start"));
   OMNIB_RETURN_IF_ERROR(check_sample(p.end, "end"));
   OMNIB_RETURN_IF_ERROR(within(static_cast<double>(p.calls), b.max_calls(), "calls", "calls"));
+  OMNIB_RETURN_IF_ERROR(within(static_cast<double>(p.rounds), b.max_calls(), "rounds", "rounds"));
+  // Rank 0 fits a slope over every pair of points: a longer series is no
+  // sampler's (resource_series.h) and would cost it quadratic time.
+  OMNIB_RETURN_IF_ERROR(
+      within(static_cast<double>(p.series.size()), static_cast<double>(kMaxSeriesPoints), "series", "points"));
+  for (const ResourcePoint& point : p.series)
+    OMNIB_RETURN_IF_ERROR(check_sample({point.rss_bytes, 0, point.threads, point.fds}, "series"));
   return within(p.seconds, b.max_seconds, "seconds", "s");
 }
 

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -66,6 +67,27 @@ Status read_sample(const json& j, const char* name, ResourceSample& s) {
   return read_field(v, "fds", s.fds).with_context(where);
 }
 
+json series_json(const std::vector<ResourcePoint>& series) {
+  json out = json::array();
+  for (const ResourcePoint& p : series) out.push_back({p.round, p.rss_bytes, p.threads, p.fds});
+  return out;
+}
+
+// [[round, rss_bytes, threads, fds], ...], rounds increasing and below `rounds`.
+Status read_series(const json& j, uint64_t rounds, std::vector<ResourcePoint>& out) {
+  if (!j.contains("series") || !j["series"].is_array()) return usage_error("field 'series': expected an array");
+  for (const json& p : j["series"]) {
+    const bool four_counts = p.is_array() && p.size() == 4 &&
+                             std::all_of(p.begin(), p.end(), [](const json& v) { return v.is_number_unsigned(); });
+    if (!four_counts) return usage_error("field 'series': expected [round, rss_bytes, threads, fds] of non-negative integers");
+    const ResourcePoint point{p[0].get<uint64_t>(), p[1].get<uint64_t>(), p[2].get<uint64_t>(), p[3].get<uint64_t>()};
+    if (point.round >= rounds || (!out.empty() && point.round <= out.back().round))
+      return usage_error("field 'series': rounds must increase and stay below 'rounds' (" + std::to_string(rounds) + ")");
+    out.push_back(point);
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<ResourceSample> read_resources(pid_t pid) {
@@ -77,8 +99,9 @@ Result<ResourceSample> read_resources(pid_t pid) {
 }
 
 json to_json(const ProcessResources& p) {
-  return json{{"role", p.role},   {"rank", p.rank},       {"start", sample_json(p.start)},
-              {"end", sample_json(p.end)}, {"calls", p.calls}, {"seconds", p.seconds}};
+  return json{{"role", p.role},       {"rank", p.rank},     {"start", sample_json(p.start)},
+              {"end", sample_json(p.end)}, {"calls", p.calls},   {"seconds", p.seconds},
+              {"rounds", p.rounds},        {"series", series_json(p.series)}};
 }
 
 Result<ProcessResources> process_resources_from_json(const json& j) {
@@ -93,6 +116,8 @@ Result<ProcessResources> process_resources_from_json(const json& j) {
   OMNIB_RETURN_IF_ERROR(read_field(j, "calls", p.calls));
   OMNIB_RETURN_IF_ERROR(read_field(j, "seconds", p.seconds));
   if (!(p.seconds >= 0)) return usage_error("field 'seconds': must not be negative");
+  OMNIB_RETURN_IF_ERROR(read_field(j, "rounds", p.rounds));
+  OMNIB_RETURN_IF_ERROR(read_series(j, p.rounds, p.series));
   return p;
 }
 

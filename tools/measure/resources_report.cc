@@ -1,12 +1,10 @@
 #include "tools/measure/resources_report.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cmath>
 #include <cstdlib>
 
 #include "tools/common/json_fields.h"
-#include "tools/common/size_parse.h"
+#include "tools/measure/verdict_json.h"
 
 namespace omnib {
 namespace {
@@ -38,26 +36,6 @@ RoleResources summarize_role(const char* role, const std::vector<const ProcessRe
     keep_larger(r.fds, change(p->start.fds, p->end.fds), p->rank);
   }
   return r;
-}
-
-std::string signed_bytes(int64_t b) {
-  return (b < 0 ? "-" : "+") + format_bytes(static_cast<double>(std::llabs(b)));
-}
-
-
-std::string per_call(double change, uint64_t calls, const char* unit) {
-  if (calls == 0) return "";
-  const double rate = change / static_cast<double>(calls);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::abs(rate) >= 1000 ? "%.0f %s per call" : "%.3g %s per call", rate, unit);
-  return buf;
-}
-
-// " (1.2 B per call, rank 3)": what a growth phrase adds.
-std::string details(const std::string& rate, int rank) {
-  std::string out = rate;
-  if (rank >= 0) out += (out.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank);
-  return out.empty() ? "" : " (" + out + ")";
 }
 
 json sample_fields(const ResourceSample& s) {
@@ -107,9 +85,12 @@ Result<RoleResources> role_from_json(const std::string& role, const json& j) {
 
 }  // namespace
 
-ResourcesReport summarize_resources(const std::vector<ProcessResources>& processes, std::string note) {
+ResourcesReport summarize_resources(const std::vector<SizeResources>& sizes, std::string note) {
   ResourcesReport out;
   out.note = std::move(note);
+  out.verdict = judge_run(sizes);
+  if (sizes.empty()) return out;
+  const std::vector<ProcessResources>& processes = sizes.back().processes;
   const ProcessResources* reference = nullptr;
   for (const auto& p : processes)
     if (p.role == kWorkerRole && (!reference || p.rank == 0)) reference = &p;
@@ -126,34 +107,9 @@ ResourcesReport summarize_resources(const std::vector<ProcessResources>& process
   return out;
 }
 
-std::vector<std::string> resource_growth(const ResourcesReport& report, uint64_t rss_allowance) {
-  std::vector<std::string> out;
-  for (const auto& r : report.roles) {
-    if (std::llabs(r.rss_bytes.change) > static_cast<int64_t>(rss_allowance))
-      out.push_back(r.role + " rss " + signed_bytes(r.rss_bytes.change) +
-                    details(per_call(static_cast<double>(r.rss_bytes.change), report.calls, "B"), r.rss_bytes.rank));
-    for (auto [name, g] : {std::pair{"threads", &r.threads}, {"fds", &r.fds}}) {
-      if (g->change == 0) continue;
-      out.push_back(r.role + " " + name + " " + (g->change > 0 ? "+" : "") + std::to_string(g->change) +
-                    details(per_call(static_cast<double>(g->change), report.calls, name), g->rank));
-    }
-  }
-  return out;
-}
-
 std::string resources_footer(const ResourcesReport& report) {
-  const std::string over = " over " + std::to_string(report.calls) + " calls";
-  const auto grew = resource_growth(report);
-  if (grew.empty()) {
-    std::string detail;
-    for (const auto& r : report.roles)
-      detail += (detail.empty() ? "" : ", ") + r.role + " rss " + signed_bytes(r.rss_bytes.change);
-    return "# resources: flat" + over + " (" + detail + "; threads and descriptors unchanged)" +
-           (report.note.empty() ? "" : "; " + report.note);
-  }
-  std::string what;
-  for (const auto& g : grew) what += (what.empty() ? "" : "; ") + g;
-  return "# resources: GREW" + over + ": " + what;
+  const bool grew = report.verdict.verdict == ResourceVerdict::kGrew;
+  return "# resources: " + verdict_line(report.verdict) + (grew || report.note.empty() ? "" : "; " + report.note);
 }
 
 json to_json(const ResourcesReport& report) {
@@ -167,14 +123,16 @@ json to_json(const ResourcesReport& report) {
                       {{"rss_bytes", growth_json(r.rss_bytes, report.calls)},
                        {"threads", growth_json(r.threads, report.calls)},
                        {"fds", growth_json(r.fds, report.calls)}}}};
-  const auto grew = resource_growth(report);
+  // "flat" keeps its meaning for older readers: nothing was found to grow
+  // (the verdict says whether the run was long enough to judge).
   json j{{"calls", report.calls},
          {"seconds", report.seconds},
          {"rss_allowance_bytes", kRssGrowthAllowance},
-         {"flat", grew.empty()},
-         {"grew", grew},
+         {"flat", report.verdict.verdict != ResourceVerdict::kGrew},
+         {"grew", report.verdict.grew},
          {"roles", roles}};
   if (!report.note.empty()) j["note"] = report.note;
+  add_verdict_json(report.verdict, j);
   return j;
 }
 
@@ -192,6 +150,18 @@ Result<ResourcesReport> resources_from_json(const json& j) {
     if (!one.is_ok()) return one.status().with_context(std::string("resources: roles: ") + role + ": ");
     r.roles.push_back(one.take());
   }
+  auto verdict = verdict_from_json(j);
+  if (!verdict.is_ok()) return verdict.status().with_context("resources: ");
+  if (verdict.value()) {
+    r.verdict = std::move(*verdict.value());
+    return r;
+  }
+  // An older file: its own judgement, end minus start within an allowance.
+  bool flat = false;
+  OMNIB_RETURN_IF_ERROR(read_field(j, "flat", flat).with_context("resources: "));
+  r.verdict.verdict = flat ? ResourceVerdict::kFlat : ResourceVerdict::kGrew;
+  for (const auto& g : j.contains("grew") && j["grew"].is_array() ? j["grew"] : json::array())
+    if (g.is_string()) r.verdict.grew.push_back(g.get<std::string>());
   return r;
 }
 

@@ -1,7 +1,8 @@
 // The run's "resources" block (docs/json-schema.md): every process's
 // holdings at its first timed call and at the latest report, summed up per
-// role (launcher, worker, aggregator), and the judgement of whether anything
-// grew, which the table's footer prints and the soak test checks.
+// role (launcher, worker, aggregator), and the verdict on whether anything
+// grew (resource_verdict.h), which the table's footer prints and the soak
+// test checks.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +14,13 @@
 
 #include "engine/base/status.h"
 #include "tools/measure/process_resources.h"
+#include "tools/measure/resource_verdict.h"
 
 namespace omnib {
 
-// Resident memory may move by this much (allocator and page-granular noise)
-// and still count as flat; threads and descriptors must not move at all.
+// What files before the trend verdict allowed resident memory to move
+// between two samples; written still ("rss_allowance_bytes") for their
+// readers, judged by nothing.
 inline constexpr uint64_t kRssGrowthAllowance = uint64_t{2} << 20;
 
 // A change of one process between its start and end samples.
@@ -40,24 +43,23 @@ struct ResourcesReport {
   double seconds = 0;    // between rank 0's samples
   std::vector<RoleResources> roles;  // launcher, worker, aggregator: those that ran
   std::string note;      // e.g. why the launcher is missing
+  // The verdict of every size so far, which the footer says. Read from an
+  // older file: the file's own flat or grew and its phrases, with no sizes.
+  ResourcesVerdict verdict;
 };
 
-// Groups `processes` by role, in the order launcher, worker, aggregator.
-// `calls` and `seconds` come from rank 0's entry (the first worker entry if
-// there is no rank 0).
-ResourcesReport summarize_resources(const std::vector<ProcessResources>& processes, std::string note = "");
+// Groups the last of `sizes`' processes by role, in the order launcher,
+// worker, aggregator, and judges every size. `calls` and `seconds` come from
+// rank 0's entry (the first worker entry if there is no rank 0).
+ResourcesReport summarize_resources(const std::vector<SizeResources>& sizes, std::string note = "");
 
-// What grew, one phrase per role and resource: "worker rss +12.30 MB (12.9 B
-// per call, rank 3)", "aggregator fds +1000 (rank 9)". Empty: flat (resident
-// memory within `rss_allowance`, threads and descriptors unchanged).
-std::vector<std::string> resource_growth(const ResourcesReport& report, uint64_t rss_allowance = kRssGrowthAllowance);
-
-// The table's footer line, without the newline: "# resources: flat over N
-// calls (...)" or "# resources: GREW over N calls: ...".
+// The table's footer line, without the newline: "# resources: " and the
+// verdict (verdict_line()), then the note unless something grew.
 std::string resources_footer(const ResourcesReport& report);
 
 nlohmann::json to_json(const ResourcesReport& report);
-// Reads what to_json wrote; every field is type-checked.
+// Reads what to_json wrote, or an older file's block (without the verdict's
+// sizes); every field is type-checked.
 Result<ResourcesReport> resources_from_json(const nlohmann::json& j);
 
 }  // namespace omnib
