@@ -1,9 +1,6 @@
 #include "engine/omni/direct_lanes.h"
 
-#include <sched.h>
-
 #include <string>
-#include <thread>
 
 namespace omnib {
 
@@ -16,14 +13,6 @@ Result<int> direct_route_lanes(const char* forced, int local_workers, int cores)
                        " is not a lane count: set it to 1 or 2, or unset it to choose from the cores");
   }
   return 2 * static_cast<int64_t>(local_workers) > cores ? 1 : 2;
-}
-
-int usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  const unsigned n = std::thread::hardware_concurrency();
-  return n > 0 ? static_cast<int>(n) : 1;
 }
 
 }  // namespace omnib

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "engine/base/status.h"
+#include "engine/base/usable_cores.h"
 #include "engine/omni/settings/omni_settings.h"
 
 namespace omnib {
@@ -16,8 +17,5 @@ namespace omnib {
 // 1 or 2: `forced` (the variable's value, null when unset) if set, else 1
 // when `local_workers` need more than `cores` for two busy lanes each.
 Result<int> direct_route_lanes(const char* forced, int local_workers, int cores);
-
-// The cores this process may run on (its affinity mask).
-int usable_cores();
 
 }  // namespace omnib

@@ -15,6 +15,7 @@
 #include "engine/collective/collective.h"
 #include "engine/omni/omni_collective.h"
 #include "tools/measure/cpu_time.h"
+#include "tools/measure/memory_floor.h"
 
 namespace omnib::sabotage {
 namespace {
@@ -213,6 +214,19 @@ Status replace_omni(const std::string& how) {
   return CollectiveRegistry::instance().replace(broken(*omni, "omni", fault));
 }
 
+// OMNIB_SABOTAGE_FLOOR=F: every floor pass this process times is F times
+// its measured time (a factor in (1, 100]).
+Status inflate_floor() {
+  const char* text = std::getenv("OMNIB_SABOTAGE_FLOOR");
+  if (!text || !*text) return Status::ok();
+  char* end = nullptr;
+  const double f = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(f > 1 && f <= 100))
+    return usage_error(std::string("OMNIB_SABOTAGE_FLOOR='") + text + "': give a factor above 1 and at most 100, e.g. 2");
+  scale_floor_passes(f);
+  return Status::ok();
+}
+
 }  // namespace
 
 Status install() {
@@ -227,6 +241,7 @@ Status install() {
   registry.add(broken(base, "sabotage-tail", Fault::kTail));
   registry.add(broken(base, "sabotage-throw", Fault::kThrow));
   registry.add(broken(base, "sabotage-throw-thread", Fault::kThrowInThread));
+  OMNIB_RETURN_IF_ERROR(inflate_floor());
   if (const char* how = std::getenv("OMNIB_SABOTAGE_OMNI"); how && *how) return replace_omni(how);
   return Status::ok();
 }

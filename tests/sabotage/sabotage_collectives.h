@@ -25,14 +25,18 @@
 //               touched memory it never frees (up to 256 MiB per process, so
 //               the machine survives a long run)
 //   leak-fd     each call opens /dev/null and never closes it (up to 1000)
+//
+// With OMNIB_SABOTAGE_FLOOR=F (a factor in (1, 100]), every pass of the
+// memory floor (tools/measure/memory_floor.h) counts F times the time it
+// took: an inflated floor, which the floor's test must catch.
 #pragma once
 
 #include "engine/base/status.h"
 
 namespace omnib::sabotage {
 
-// Registers the sabotage algorithms and applies OMNIB_SABOTAGE_OMNI. Call
-// once, before the command line is parsed.
+// Registers the sabotage algorithms and applies OMNIB_SABOTAGE_OMNI and
+// OMNIB_SABOTAGE_FLOOR. Call once, before the command line is parsed.
 Status install();
 
 }  // namespace omnib::sabotage

@@ -63,6 +63,9 @@ CliResult run_binary(const std::string& binary_path, const std::vector<std::stri
                      const std::vector<std::string>& env, int limit_seconds) {
   const std::string out_path = temp_path("stdout.txt");
   const std::string err_path = temp_path("stderr.txt");
+  // Memory floors (--profile) are kept in the test's folder, never in the
+  // user's cache; `env` may name another.
+  const std::string floor_cache = temp_path("floor-cache");
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -71,6 +74,7 @@ CliResult run_binary(const std::string& binary_path, const std::vector<std::stri
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out, 1);
     dup2(err, 2);
+    setenv("OMNIB_FLOOR_CACHE", floor_cache.c_str(), 1);
     for (const auto& e : env) putenv(const_cast<char*>(e.c_str()));
     std::vector<char*> argv;
     std::string binary = binary_path;

@@ -17,6 +17,8 @@ struct CliResult {
 
 // Runs OMNIB_BINARY with `args`, extra environment `env` ("K=V"), and a hard
 // wall-clock limit after which the process group is killed (exit_code -9).
+// OMNIB_FLOOR_CACHE is the test's own folder (temp_path("floor-cache"))
+// unless `env` sets it.
 CliResult run_cli(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                   int limit_seconds = 120);
 

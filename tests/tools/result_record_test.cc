@@ -42,6 +42,8 @@ ResultRecord full_record() {
   r.cpu = CpuUsage{1, 2, 3, 4.5};
   r.setup_us = 1234.5;
   r.link_limit = LinkLimit{7.5, 0.75};
+  r.memory_floor = MemoryFloor{6.5, kFloorMeasured, "host-a", "AMD EPYC", 4, 1, 2, 4096, 4, false, 9, "/tmp/floor.json"};
+  r.of_bound = 0.75;
   ProfileSummary p;
   p.calls = 2;
   p.call_us = 10;
@@ -85,6 +87,44 @@ TEST(ResultRecord, ProfileLinkLimitAndSetupTimeRoundTrip) {
   auto bad = record_from_json(j, kSchemaVersion, nullptr);
   ASSERT_FALSE(bad.is_ok());
   EXPECT_NE(bad.status().message().find("'wait'"), std::string::npos) << bad.status().message();
+}
+
+// The memory floor and its bound round-trip; files without them (older
+// builds, runs without --profile) load without them, and a floor of an
+// unknown source names the field.
+TEST(ResultRecord, MemoryFloorRoundTripsAndOlderFilesLackIt) {
+  const ResultRecord r = full_record();
+  auto back = record_from_json(to_json(r), kSchemaVersion, nullptr);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  ASSERT_TRUE(back.value().memory_floor);
+  const MemoryFloor& f = *back.value().memory_floor;
+  EXPECT_DOUBLE_EQ(f.floor_us, 6.5);
+  EXPECT_EQ(f.source, kFloorMeasured);
+  EXPECT_EQ(f.host, "host-a");
+  EXPECT_EQ(f.cpu_model, "AMD EPYC");
+  EXPECT_EQ(f.ranks, 4);
+  EXPECT_EQ(f.threads_per_rank, 1);
+  EXPECT_EQ(f.cpus, 2);
+  EXPECT_EQ(f.size_bytes, 4096u);
+  EXPECT_EQ(f.dtype_bytes, 4);
+  EXPECT_FALSE(f.writes_output);
+  EXPECT_EQ(f.repetitions, 9);
+  EXPECT_EQ(f.cache_file, "/tmp/floor.json");
+  EXPECT_EQ(back.value().of_bound, 0.75);
+
+  json old = to_json(r);
+  old.erase("memory_floor");
+  old.erase("of_bound");
+  for (int version : {3, kSchemaVersion}) {
+    auto without = record_from_json(old, version, nullptr);
+    ASSERT_TRUE(without.is_ok()) << without.status().message();
+    EXPECT_FALSE(without.value().memory_floor);
+    EXPECT_FALSE(without.value().of_bound);
+  }
+  json bad = to_json(r);
+  bad["memory_floor"]["source"] = "guessed";
+  const std::string message = record_from_json(bad, kSchemaVersion, nullptr).status().message();
+  EXPECT_NE(message.find("memory_floor: field 'source'"), std::string::npos) << message;
 }
 
 TEST(ResultRecord, DurationRoundTrips) {

@@ -141,7 +141,8 @@ void bind_output_and_profiling(CLI::App& cmd, AllreduceOptions& o) {
       ->group(group);
   cmd.add_flag("--profile", o.trace.profile,
                "per algorithm, where the slowest rank's time goes (compute, send, wait, barrier), CPU per wire "
-               "byte and, under --net emulate, the link limit: a block under the table and in the JSON")
+               "byte and per call (against ring's), under --net emulate the link limit, and the host's memory "
+               "floor (measured once, then cached): a block under the table and in the JSON")
       ->group(group);
   cmd.add_option("--trace", o.trace.trace_path,
                  "write a Chrome trace-event file of every rank's spans (open it in Perfetto; docs/profiling.md)")

@@ -8,6 +8,8 @@
 
 #include "engine/bootstrap/tcp_store.h"
 #include "tools/allreduce/duration_run.h"
+#include "tools/allreduce/rank_floor.h"
+#include "tools/measure/memory_bound.h"
 #include "tools/report/table_reporter.h"
 #include "tools/record/environment_info.h"
 
@@ -157,6 +159,7 @@ Status RankRun::measure_size(size_t k, const Workload& workload) {
   sr.cfg = "cfg" + std::to_string(k);
   sr.config = plan_.config(k);
   sr.workload = &workload;
+  OMNIB_RETURN_IF_ERROR(measure_floor(sr));
   // Rank 0 writes the records: it keeps every rank's non-zeros for the exact
   // wire models, unless that would take too much memory.
   const bool keep_support =
@@ -197,6 +200,19 @@ Status RankRun::measure_size(size_t k, const Workload& workload) {
   return report_size(sr, plan_.duration ? &tallies : nullptr);
 }
 
+Status RankRun::measure_floor(const SizeRun& sr) {
+  floor_.reset();
+  // A device tensor's passes are bound by the GPU's memory, not the host's.
+  if (!plan_.trace.profile || plan_.base.device != DeviceKind::kCpu) return Status::ok();
+  const RankTensors::HostBuffers buffers = tensors_->host_buffers();
+  auto floor = measure_memory_floor(FloorRun{*met_.store, job_, met_.hosts, command_line_, plan_.base.inplace}, sr.cfg,
+                                    sr.config.size_bytes, static_cast<int>(dtype_size(sr.config.dtype)),
+                                    buffers.input, buffers.output);
+  if (!floor.is_ok()) return floor.status();
+  floor_ = floor.take();
+  return Status::ok();
+}
+
 Status RankRun::report_size(const SizeRun& sr, std::vector<DurationTally>* tallies) {
   // Rank 0 samples the launcher while the others wait in the barrier: past
   // it, a rank may finish and close its store connection.
@@ -215,6 +231,10 @@ Status RankRun::report_size(const SizeRun& sr, std::vector<DurationTally>* talli
     else
       combine_rank_samples(record_frame(slots_[a], sr.config, plan_, job_.nodes), by_algo.value()[a], r);
   });
+  if (floor_) {
+    for (auto& r : group) set_memory_bound(*floor_, r);
+    drop_beaten_floor(*floor_, group);
+  }
   for (const auto& r : group)
     if (r.correct == false) any_wrong_ = true;
   thresholds_.add_group(group);

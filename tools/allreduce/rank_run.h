@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ class RankRun {
   Status leave(Status s);
   Status measure_all_sizes();
   Status measure_size(size_t k, const Workload& workload);
+  // --profile on host tensors: the configuration's memory floor into floor_
+  // (rank 0), before its inputs are made (tools/allreduce/rank_floor.h).
+  Status measure_floor(const SizeRun& sr);
   // `tallies`: the configuration ran for --duration (else -n).
   Status report_size(const SizeRun& sr, std::vector<DurationTally>* tallies);
   // Rank 0, every --checkpoint-interval during --duration.
@@ -72,6 +76,7 @@ class RankRun {
   std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<RankTensors> tensors_;
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
+  std::optional<MemoryFloor> floor_;       // rank 0: the configuration's, when measure_floor made one
   bool any_wrong_ = false;
   ThresholdCheck thresholds_;
   TraceCollector tracer_;

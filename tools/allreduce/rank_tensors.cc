@@ -45,6 +45,11 @@ Result<Tensors> RankTensors::prepare(size_t count, DType dtype, size_t block_siz
   return t;
 }
 
+RankTensors::HostBuffers RankTensors::host_buffers() const {
+  if (!buffers_) return {};
+  return {buffers_->input.data(), buffers_->output.data()};
+}
+
 Status RankTensors::before_call(const Tensors& t, const Workload& workload) const {
   if (!worker_) return Status::ok();
   if (inplace_) {

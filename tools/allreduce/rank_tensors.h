@@ -38,6 +38,16 @@ class RankTensors {
   // rank's non-zeros are kept (support()) for the exact wire models.
   Result<Tensors> prepare(size_t count, DType dtype, size_t block_size, const Workload& workload, bool keep_support,
                           InputStats& stats);
+  // A worker's host input and output buffers (the largest size), for what a
+  // rank measures before prepare() remakes them: the memory floor
+  // (tools/allreduce/rank_floor.h) is timed on the memory the calls use.
+  // Both null on a rank without tensors.
+  struct HostBuffers {
+    void* input = nullptr;
+    void* output = nullptr;
+  };
+  HostBuffers host_buffers() const;
+
   // What prepare() kept of every rank's non-zeros; null unless asked.
   const InputSupport* support() const { return support_.get(); }
 

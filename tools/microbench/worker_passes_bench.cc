@@ -4,7 +4,9 @@
 // engine's own HostBlockIo. Run by 1, 2 and 4 threads at once, each with
 // its own 64 MiB tensors, it gives the least wall time that many colocated
 // workers need per call on this machine before a byte is sent: the floor
-// under omni's time when ranks share cores and memory bandwidth.
+// under omni's time when ranks share cores and memory bandwidth. `omni-bench
+// allreduce --profile` times the same passes in every worker of a run at
+// once as its memory floor (tools/measure/memory_floor.h).
 #include <benchmark/benchmark.h>
 
 #include "engine/omni/host_block_io.h"

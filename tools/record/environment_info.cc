@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 
 #include "tools/build_info.h"
 #include "tools/git_revision.h"
@@ -28,6 +29,21 @@ std::string host_name() {
   char buf[256] = {0};
   gethostname(buf, sizeof(buf) - 1);
   return buf;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string name = line.substr(0, colon);
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    if (name != "model name" && name != "cpu model") continue;
+    const size_t value = line.find_first_not_of(" \t", colon + 1);
+    if (value != std::string::npos) return line.substr(value);
+  }
+  return "unknown";
 }
 
 std::string utc_timestamp() {

@@ -117,6 +117,17 @@ Status read_link_limit(const json& j, std::optional<LinkLimit>& out) {
   return Status::ok();
 }
 
+// Files of builds before the memory floor, and runs without --profile, have
+// neither field.
+Status read_memory_floor(const json& j, ResultRecord& r) {
+  if (j.contains("memory_floor") && !j["memory_floor"].is_null()) {
+    auto f = memory_floor_from_json(j["memory_floor"]);
+    if (!f.is_ok()) return f.status().with_context("memory_floor: ");
+    r.memory_floor = f.take();
+  }
+  return read_nullable(j, "of_bound", r.of_bound);
+}
+
 json profile_json(const std::optional<ProfileSummary>& p) {
   if (!p) return nullptr;
   json shares = json::object();
@@ -272,6 +283,7 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   if (has_first) r.first_wrong_call = first;
   OMNIB_RETURN_IF_ERROR(read_nullable(j, "setup_us", r.setup_us));
   OMNIB_RETURN_IF_ERROR(read_link_limit(j, r.link_limit));
+  OMNIB_RETURN_IF_ERROR(read_memory_floor(j, r));
   OMNIB_RETURN_IF_ERROR(read_profile(j, r.profile));
   OMNIB_RETURN_IF_ERROR(read_duration(j, r.duration));
   return read_cpu(j, r.cpu);
@@ -324,6 +336,8 @@ json to_json(const ResultRecord& r) {
   j["cpu"] = cpu_json(r.cpu);
   if (r.setup_us) j["setup_us"] = *r.setup_us;
   if (r.link_limit) j["link_limit"] = link_limit_json(r.link_limit);
+  if (r.memory_floor) j["memory_floor"] = memory_floor_json(*r.memory_floor);
+  if (r.of_bound) j["of_bound"] = *r.of_bound;
   if (r.profile) j["profile"] = profile_json(r.profile);
   if (r.duration) j["duration"] = duration_json(*r.duration);
   j["speedup_vs"] = r.speedup_vs;

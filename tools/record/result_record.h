@@ -14,6 +14,7 @@
 #include "tools/config/run_config.h"
 #include "engine/blocks/input_stats.h"
 #include "tools/common/stats.h"
+#include "tools/record/memory_floor.h"
 
 namespace omnib {
 
@@ -139,6 +140,11 @@ struct ResultRecord {
   // once per run, so every configuration of a run carries the same figure.
   std::optional<double> setup_us;
   std::optional<LinkLimit> link_limit;   // --net emulate only
+  // --profile on host tensors: the memory floor, and the least time a call
+  // can take, max(link limit, floor), over the median time (like
+  // of_limit: 1 = the call took no longer than its bound).
+  std::optional<MemoryFloor> memory_floor;
+  std::optional<double> of_bound;
   std::optional<ProfileSummary> profile;  // --profile only
   std::optional<DurationOutcome> duration;  // --duration only
   std::map<std::string, double> speedup_vs;  // other algo -> its time / this time

@@ -1,7 +1,9 @@
 // The --profile block printed under the table (and by `trace summarize`):
 // one line per algorithm and size with where the slowest worker's time went,
-// CPU time per wire byte and, under --net emulate, the link limit
-// (docs/profiling.md). Lines start with '#', like the table's comments.
+// CPU time per wire byte, under --net emulate the link limit, on host
+// tensors the memory floor and the call's bound, and the CPU time per call
+// against ring's (docs/profiling.md). Lines start with '#', like the
+// table's comments.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +22,15 @@ struct ProfileRow {
   ProfileSummary profile;
   std::optional<double> cpu_ns_per_wire_byte;
   std::optional<LinkLimit> link_limit;
+  std::optional<double> floor_us;   // the memory floor
+  std::optional<double> of_bound;   // max(link limit, floor) / median time
+  std::optional<double> cpu_us_per_call;       // all ranks, user + system
+  std::optional<double> ring_cpu_us_per_call;  // ring's, when it ran in the same configuration
 };
 
-// The row of a record that has a profile.
-ProfileRow profile_row(const ResultRecord& r);
+// The rows of a configuration's records that have a profile, each with
+// ring's CPU time when ring ran among them.
+std::vector<ProfileRow> profile_rows(const std::vector<ResultRecord>& group);
 
 void print_profile_block(std::FILE* out, const std::vector<ProfileRow>& rows);
 

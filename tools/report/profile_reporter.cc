@@ -3,8 +3,7 @@
 namespace omnib {
 
 Status ProfileReporter::add_group(const std::vector<ResultRecord>& group) {
-  for (const auto& r : group)
-    if (r.profile) rows_.push_back(profile_row(r));
+  for (auto& row : profile_rows(group)) rows_.push_back(std::move(row));
   return Status::ok();
 }
 
