@@ -20,7 +20,7 @@ ResultRecord profiled(const std::string& algo, double cpu_us) {
   r.time_us.median = 1000;
   r.profile = ProfileSummary{};
   r.profile->calls = 3;
-  r.cpu = CpuUsage{cpu_us * 0.75, cpu_us * 0.25, 0, std::nullopt};
+  r.cpu = CpuUsage{cpu_us * 0.75, cpu_us * 0.25, 0, std::nullopt, {}, std::nullopt};
   return r;
 }
 
@@ -35,12 +35,13 @@ std::string printed(const std::vector<ProfileRow>& rows) {
   return s;
 }
 
-// The last `n` whitespace-separated words of the line that mentions `algo`.
+// The last `n` whitespace-separated words of the row that mentions `algo`
+// (not the header, which names "vs ring").
 std::vector<std::string> last_words(const std::string& block, const std::string& algo, size_t n) {
   std::istringstream lines(block);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.find(" " + algo + " ") == std::string::npos) continue;
+    if (line.find(" " + algo + " ") == std::string::npos || line.find("size(B)") != std::string::npos) continue;
     std::istringstream words(line);
     std::vector<std::string> all{std::istream_iterator<std::string>(words), {}};
     return {all.end() - static_cast<ptrdiff_t>(n), all.end()};
@@ -56,8 +57,8 @@ TEST(ProfileBlock, CpuPerCallIsSetBesideRings) {
   const std::string block = printed(profile_rows({omni, ring}));
   for (const char* column : {"floor(ms)", "of bound", "cpu/call(ms)", "vs ring"})
     EXPECT_NE(block.find(column), std::string::npos) << column << "\n" << block;
-  EXPECT_EQ(last_words(block, "omni", 4), (std::vector<std::string>{"0.250", "25.0%", "3.000", "0.25x"})) << block;
-  EXPECT_EQ(last_words(block, "ring", 4), (std::vector<std::string>{"-", "-", "12.000", "1.00x"})) << block;
+  EXPECT_EQ(last_words(block, "omni", 5), (std::vector<std::string>{"0.250", "25.0%", "3.000", "0.25x", "-"})) << block;
+  EXPECT_EQ(last_words(block, "ring", 5), (std::vector<std::string>{"-", "-", "12.000", "1.00x", "-"})) << block;
 }
 
 TEST(ProfileBlock, WithoutRingThereIsNothingToSetBeside) {
@@ -65,8 +66,18 @@ TEST(ProfileBlock, WithoutRingThereIsNothingToSetBeside) {
   ring.skipped = true;  // a skipped ring ran nothing and has no profile
   ring.profile.reset();
   const std::string block = printed(profile_rows({profiled("omni", 3000), ring}));
-  EXPECT_EQ(last_words(block, "omni", 2), (std::vector<std::string>{"3.000", "-"})) << block;
+  EXPECT_EQ(last_words(block, "omni", 3), (std::vector<std::string>{"3.000", "-", "-"})) << block;
   EXPECT_EQ(printed(profile_rows({profiled("omni", 3000)})), block);
+}
+
+// The last column: the share of its call the slowest rank waited for a CPU,
+// '-' where the kernel reports no run delays.
+TEST(ProfileBlock, CpuWaitOfTheSlowestRank) {
+  ResultRecord omni = profiled("omni", 3000);
+  omni.cpu->wait_share_per_rank = {0.02, 0.34};
+  const std::string block = printed(profile_rows({omni}));
+  EXPECT_NE(block.find("cpu wait"), std::string::npos) << block;
+  EXPECT_EQ(last_words(block, "omni", 1), (std::vector<std::string>{"34.0%"})) << block;
 }
 
 }  // namespace

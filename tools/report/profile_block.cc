@@ -19,6 +19,7 @@ ProfileRow profile_row(const ResultRecord& r, const ResultRecord* ring) {
   row.of_bound = r.of_bound;
   row.cpu_us_per_call = cpu_per_call(r);
   if (ring) row.ring_cpu_us_per_call = cpu_per_call(*ring);
+  if (r.cpu) row.cpu_wait_share = r.cpu->wait_share_max();
   return row;
 }
 
@@ -39,8 +40,8 @@ void print_profile_block(std::FILE* out, const std::vector<ProfileRow>& rows) {
                     "(docs/profiling.md)\n");
   std::fprintf(out, "# %11s %-22s %6s %10s", "size(B)", "algo", "calls", "call(ms)");
   for (const auto& [name, field] : profile_shares()) std::fprintf(out, " %8s", name);
-  std::fprintf(out, " %9s %9s %8s %9s %8s %12s %7s\n", "cpu/B(ns)", "limit(ms)", "of limit", "floor(ms)", "of bound",
-               "cpu/call(ms)", "vs ring");
+  std::fprintf(out, " %9s %9s %8s %9s %8s %12s %7s %8s\n", "cpu/B(ns)", "limit(ms)", "of limit", "floor(ms)",
+               "of bound", "cpu/call(ms)", "vs ring", "cpu wait");
   uint64_t dropped = 0;
   for (const ProfileRow& r : rows) {
     std::fprintf(out, "# %11llu %-22s %6llu %10.3f", static_cast<unsigned long long>(r.size_bytes), r.algo.c_str(),
@@ -59,6 +60,8 @@ void print_profile_block(std::FILE* out, const std::vector<ProfileRow>& rows) {
     if (r.cpu_us_per_call && r.ring_cpu_us_per_call && *r.ring_cpu_us_per_call > 0)
       std::fprintf(out, " %6.2fx", *r.cpu_us_per_call / *r.ring_cpu_us_per_call);
     else std::fprintf(out, " %7s", "-");
+    if (r.cpu_wait_share) std::fprintf(out, " %7.1f%%", 100 * *r.cpu_wait_share);
+    else std::fprintf(out, " %8s", "-");
     std::fputc('\n', out);
     dropped += r.profile.dropped_events;
   }

@@ -1,8 +1,9 @@
 // The --profile block printed under the table (and by `trace summarize`):
 // one line per algorithm and size with where the slowest worker's time went,
 // CPU time per wire byte, under --net emulate the link limit, on host
-// tensors the memory floor and the call's bound, and the CPU time per call
-// against ring's (docs/profiling.md). Lines start with '#', like the
+// tensors the memory floor and the call's bound, the CPU time per call
+// against ring's, and the share of the call the slowest rank waited for a
+// CPU (docs/profiling.md). Lines start with '#', like the
 // table's comments.
 #pragma once
 
@@ -26,6 +27,7 @@ struct ProfileRow {
   std::optional<double> of_bound;   // max(link limit, floor) / median time
   std::optional<double> cpu_us_per_call;       // all ranks, user + system
   std::optional<double> ring_cpu_us_per_call;  // ring's, when it ran in the same configuration
+  std::optional<double> cpu_wait_share;        // the slowest rank's CPU wait over its call time
 };
 
 // The rows of a configuration's records that have a profile, each with
