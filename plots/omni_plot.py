@@ -13,8 +13,9 @@ wrote, one per line:
 
   time_vs_density      median time per algorithm against density
   speedup_vs_density   time of every other algorithm / time of omni
-  time_vs_nodes        median time per algorithm against node count, each
-                       point labelled with its CPU-wait share where measured
+  time_vs_nodes        median time per algorithm against node count, on a
+                       linear axis from zero, each point labelled with its
+                       CPU-wait share where measured
   bandwidth_vs_size    bus bandwidth and effective bandwidth against size
   wire_bytes           bytes sent per rank: measured next to analytic
   vs_best_vs_density   the best dense and the best other sparse algorithm's
@@ -317,7 +318,9 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
             readable_axis(ax, "x", log=True)
         if axis_field == "nodes":
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        log_time = spans_decade([r["time_us"]["median"] for r in recs])
+        # Against node count the question is whether time grows: a linear
+        # axis from zero shows that for every series, however far apart.
+        log_time = axis_field != "nodes" and spans_decade([r["time_us"]["median"] for r in recs])
         if log_time:
             ax.set_yscale("log")
         readable_axis(ax, "y", log=log_time, from_zero=True)

@@ -22,6 +22,10 @@ def algo_style(name, dense):
 
 
 def number_text(v, _pos=None):
+    """12,000,000 rather than 1.2e+07: whole numbers of 10,000 and up with
+    thousands separators, anything else as short as %g writes it."""
+    if abs(v) >= 1e4 and float(v).is_integer():
+        return "{:,.0f}".format(v)
     return "%g" % v
 
 
@@ -35,6 +39,7 @@ def readable_axis(ax, which, log, from_zero=False):
         axis.set_minor_formatter(NullFormatter())
     elif from_zero and which == "y":
         ax.set_ylim(bottom=0)
+        axis.set_major_formatter(FuncFormatter(number_text))  # no "1e7" offset above the axis
     elif from_zero:
         ax.set_xlim(left=0)
 
