@@ -2,50 +2,28 @@
 
 #include <utility>
 
-#include "cuda/cuda_status.h"
-
 namespace omnib::gpu {
 
 Result<GpuTimer> GpuTimer::create() {
   GpuTimer timer;
-  OMNIB_CUDA_TRY(cudaEventCreate(&timer.start_));
-  OMNIB_CUDA_TRY(cudaEventCreate(&timer.stop_));
+  auto start = OwnedEvent::create(true);
+  if (!start.is_ok()) return start.status();
+  auto stop = OwnedEvent::create(true);
+  if (!stop.is_ok()) return stop.status();
+  timer.start_ = start.take();
+  timer.stop_ = stop.take();
   return Result<GpuTimer>(std::move(timer));
 }
 
-GpuTimer::GpuTimer(GpuTimer&& other) noexcept
-    : start_(std::exchange(other.start_, nullptr)), stop_(std::exchange(other.stop_, nullptr)) {}
+Status GpuTimer::start(Stream stream) { return start_.record(stream); }
 
-GpuTimer& GpuTimer::operator=(GpuTimer&& other) noexcept {
-  if (this != &other) {
-    if (start_) cudaEventDestroy(start_);
-    if (stop_) cudaEventDestroy(stop_);
-    start_ = std::exchange(other.start_, nullptr);
-    stop_ = std::exchange(other.stop_, nullptr);
-  }
-  return *this;
-}
-
-GpuTimer::~GpuTimer() {
-  if (start_) cudaEventDestroy(start_);
-  if (stop_) cudaEventDestroy(stop_);
-}
-
-Status GpuTimer::start(Stream stream) {
-  OMNIB_CUDA_TRY(cudaEventRecord(start_, stream));
-  return Status::ok();
-}
-
-Status GpuTimer::stop(Stream stream) {
-  OMNIB_CUDA_TRY(cudaEventRecord(stop_, stream));
-  return Status::ok();
-}
+Status GpuTimer::stop(Stream stream) { return stop_.record(stream); }
 
 Result<double> GpuTimer::elapsed_seconds() {
-  OMNIB_CUDA_TRY(cudaEventSynchronize(stop_));
-  float ms = 0;
-  OMNIB_CUDA_TRY(cudaEventElapsedTime(&ms, start_, stop_));
-  return ms * 1e-3;
+  OMNIB_RETURN_IF_ERROR(stop_.wait());
+  auto ms = stop_.ms_since(start_);
+  if (!ms.is_ok()) return ms.status();
+  return ms.value() * 1e-3;
 }
 
 }  // namespace omnib::gpu

@@ -3,22 +3,14 @@
 #pragma once
 
 #include "cuda/device_buffer.h"
+#include "cuda/gpu_event.h"
 #include "engine/base/status.h"
-
-struct CUevent_st;  // what cudaEvent_t points to
 
 namespace omnib::gpu {
 
 class GpuTimer {
  public:
   static Result<GpuTimer> create();
-
-  GpuTimer() = default;
-  GpuTimer(GpuTimer&& other) noexcept;
-  GpuTimer& operator=(GpuTimer&& other) noexcept;
-  GpuTimer(const GpuTimer&) = delete;
-  GpuTimer& operator=(const GpuTimer&) = delete;
-  ~GpuTimer();
 
   // Marks the start and the end of the timed work on `stream`.
   Status start(Stream stream = nullptr);
@@ -27,8 +19,8 @@ class GpuTimer {
   Result<double> elapsed_seconds();
 
  private:
-  CUevent_st* start_ = nullptr;
-  CUevent_st* stop_ = nullptr;
+  OwnedEvent start_;
+  OwnedEvent stop_;
 };
 
 }  // namespace omnib::gpu

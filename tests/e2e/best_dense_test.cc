@@ -14,6 +14,7 @@
 #include "engine/build_features.h"
 #include "tests/support/e2e_fixture.h"
 #include "tools/allreduce/allreduce_options.h"
+#include "tools/record/record_speedups.h"
 #include "tools/record/result_record.h"
 #include "tools/report/table_reporter.h"
 

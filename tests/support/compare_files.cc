@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "engine/collective/collective.h"
+#include "tools/record/record_speedups.h"
 
 namespace omnib::testing {
 

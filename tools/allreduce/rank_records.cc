@@ -2,6 +2,7 @@
 
 #include "tools/measure/peer_bounds.h"
 #include "tools/measure/rank_report.h"
+#include "tools/record/record_speedups.h"
 
 namespace omnib {
 

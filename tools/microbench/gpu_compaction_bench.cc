@@ -52,7 +52,7 @@ bool take(benchmark::State& state, Result<T> r, T& out) {
 }
 
 // Seconds per launch of `launch` (returns Status), timed over `launches` in
-// one event pair; nullopt after an error (the state says which).
+// one event pair.
 template <typename Launch>
 Result<double> time_launches(Launch&& launch, int launches) {
   auto timer = gpu::GpuTimer::create();

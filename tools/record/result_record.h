@@ -167,12 +167,6 @@ nlohmann::json to_json(const ResultRecord& r);
 Result<ResultRecord> record_from_json(const nlohmann::json& j, int schema_version,
                                       std::vector<std::string>* defaulted);
 
-// Fills speedup_vs of each record from the others' median times, and
-// vs_best_dense from the fastest dense record of the group (ties: the first).
-void compute_speedups(std::vector<ResultRecord>& group);
-
-// The fastest dense record of a group that ran, or null.
-const ResultRecord* fastest_dense(const std::vector<ResultRecord>& group);
 
 // Written once per run: how and where it ran.
 struct RunContext {

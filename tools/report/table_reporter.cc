@@ -8,6 +8,7 @@
 
 #include "tools/common/size_parse.h"
 #include "tools/config/link_shape.h"
+#include "tools/record/record_speedups.h"
 #include "tools/report/table_rows.h"
 
 namespace omnib {
