@@ -57,6 +57,11 @@ TEST(PerfGate, FailsASlowdownThatTheBaselineFileCannotSee) {
         c["configuration"]["density"].get<double>() != 0.01)
       continue;
     ++headlines;
+    // A host starved by the rest of a parallel suite sinks every speedup
+    // below the file's (seen: a rank waiting for a CPU 59% of its call, 0.72x
+    // of the file); compare says so in the note, and then the file measured
+    // the host, not the slowdown, so there is nothing to assert.
+    if (c.value("note", "").find("host-bound now") != std::string::npos) continue;
     EXPECT_NE(c["verdict"], "REGRESSION") << c.dump();
   }
   EXPECT_EQ(headlines, 1) << file.out;
