@@ -55,7 +55,7 @@ Status ConnectionCore::health() const {
 }
 
 void ConnectionCore::set_wakers(Waker* on_receive, Waker* on_send) {
-  std::lock_guard lock(mu_);
+  std::scoped_lock lock(mu_, waker_mu_);
   receive_waker_ = on_receive;
   send_waker_ = on_send;
 }
@@ -80,9 +80,14 @@ void ConnectionCore::fail_locked(Status why) {
   notify_locked(true, true);
 }
 
-void ConnectionCore::notify_locked(bool received, bool sent) {
+void ConnectionCore::notify_locked(bool received, bool sent) { notify(received, sent); }
+
+void ConnectionCore::notify(bool received, bool sent) {
+  // A waiter checks its condition under mu_, which the change was made
+  // under: told after the unlock, it cannot miss it.
   if (!received && !sent) return;
   changed_.notify_all();
+  std::lock_guard lock(waker_mu_);
   if (received && receive_waker_) receive_waker_->notify();
   if (sent && send_waker_) send_waker_->notify();
 }

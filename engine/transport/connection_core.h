@@ -7,9 +7,12 @@
 // (FramedConnection forwards them).
 //
 // Locking: one mutex, mu(), guards it all; functions named *_locked want it
-// held, and the transport's hooks are called with it held. Wakers are told
-// while it is held, so once set_wakers() returns no notify of an old waker
-// is still running and its owner may destroy it.
+// held, and the transport's hooks are called with it held. The wakers have
+// a mutex of their own, held while they are told, so once set_wakers()
+// returns no notify of an old waker is still running and its owner may
+// destroy it; that lets the network thread tell them after it let go of
+// mu() (notify()), so that a lane it wakes does not wake only to wait for
+// mu() and be woken a second time.
 #pragma once
 
 #include <atomic>
@@ -77,6 +80,8 @@ class ConnectionCore {
   void fail_locked(Status why);
   // Wakes the blocking calls and tells the wakers.
   void notify_locked(bool received, bool sent);
+  // The same without mu() held, for what a transport changed under it.
+  void notify(bool received, bool sent);
   // Wakes the blocking calls only (a transport's own waits share them).
   void wake_waiters_locked() { changed_.notify_all(); }
   size_t recv_window_locked() const { return recv_window_; }
@@ -129,6 +134,7 @@ class ConnectionCore {
   mutable std::mutex mu_;
   std::condition_variable changed_;  // blocking send and recv wait here
   Status failure_;                   // set once: the link is dead
+  std::mutex waker_mu_;  // guards the two wakers; taken after mu_ where both are
   Waker* receive_waker_ = nullptr;
   Waker* send_waker_ = nullptr;
 

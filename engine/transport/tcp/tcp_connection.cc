@@ -34,8 +34,19 @@ TcpConnection::~TcpConnection() {
 }
 
 void TcpConnection::on_ready(uint32_t events) {
-  std::lock_guard lock(core_.mu());
-  if (core_.failed_locked()) return;
+  bool received = false;
+  bool sent = false;
+  {
+    std::lock_guard lock(core_.mu());
+    if (core_.failed_locked()) return;
+    read_and_write_locked(events, received, sent);
+  }
+  // Told once the lock is free: a lane woken under it would wake again to
+  // take it.
+  core_.notify(received, sent);
+}
+
+void TcpConnection::read_and_write_locked(uint32_t events, bool& received, bool& sent) {
   const size_t received_before = core_.inbox_size_locked();
   const uint64_t done_before = core_.done_locked();
   const uint64_t credits_before = core_.send_budget_locked().credits_that_moved();
@@ -46,7 +57,8 @@ void TcpConnection::on_ready(uint32_t events) {
   const bool credit_in = core_.send_budget_locked().credits_that_moved() != credits_before;
   const bool credit_out = queue_credit_if_due_locked();
   if ((events & EPOLLOUT) || credit_in || credit_out) writer_.write_available_locked();
-  core_.notify_locked(core_.inbox_size_locked() != received_before, core_.done_locked() != done_before);
+  received = core_.inbox_size_locked() != received_before;
+  sent = core_.done_locked() != done_before;
 }
 
 Result<std::optional<uint64_t>> TcpConnection::post(wire::FrameType type, uint32_t tag, uint64_t seq,

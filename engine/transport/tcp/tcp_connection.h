@@ -43,6 +43,8 @@ class TcpConnection final : public FramedConnection,
  private:
   ConnectionCore& core() const override { return core_; }
   void on_ready(uint32_t events) override;
+  // on_ready's work under the lock: what it received and finished sending.
+  void read_and_write_locked(uint32_t events, bool& received, bool& sent);
   void frame_taken_locked(size_t held_before) override;
   std::string partial_frame_locked() const override;
   void windows_changed_locked() override;

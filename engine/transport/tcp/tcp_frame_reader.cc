@@ -1,5 +1,7 @@
 #include "engine/transport/tcp/tcp_frame_reader.h"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -11,6 +13,10 @@ namespace {
 constexpr size_t kHeaderBytes = sizeof(wire::FrameHeader);
 constexpr size_t kSpillBytes = 64 << 10;
 constexpr size_t kShortSpillBytes = 4 << 10;
+// The most a low-water mark asks for: a long frame still wakes the loop
+// every 256 KiB, so its bytes are taken while the rest arrives (the kernel
+// caps the mark at half the receive buffer too).
+constexpr size_t kMaxLowWater = 256 << 10;
 
 }  // namespace
 
@@ -32,9 +38,12 @@ void TcpFrameReader::read_available_locked(size_t limit) {
       // A short read of a stream socket leaves it empty, and the loop is
       // told when more arrives (edge-triggered); after a hang-up only a read
       // of 0 bytes says the stream ended.
-      if (empty && !peer_hung_up_) return;
+      if (empty && !peer_hung_up_) return wake_when_frame_can_finish();
       n = read_socket(room, empty);
-      if (n == 0) return;
+      if (n == 0) {
+        if (empty) wake_when_frame_can_finish();
+        return;
+      }
     }
     if (!frame_bytes_in(n)) return;
   }
@@ -51,7 +60,8 @@ size_t TcpFrameReader::read_socket(const iovec& room, bool& empty) {
     got = readv(fd_, parts, 2);
   } while (got < 0 && errno == EINTR);
   if (got < 0) {
-    if (errno != EAGAIN && errno != EWOULDBLOCK)
+    empty = errno == EAGAIN || errno == EWOULDBLOCK;
+    if (!empty)
       core_.fail_locked(unavailable_error(core_.name() + ": receive failed: " + std::strerror(errno) +
                                           " (did the peer die?)"));
     return 0;
@@ -65,6 +75,17 @@ size_t TcpFrameReader::read_socket(const iovec& room, bool& empty) {
   spill_end_ = static_cast<size_t>(got) - n;
   empty = static_cast<size_t>(got) < room.iov_len + ahead;
   return n;
+}
+
+void TcpFrameReader::wake_when_frame_can_finish() {
+  if (core_.failed_locked() || peer_hung_up_) return;
+  // Between frames only the header is known to come: a peer may send a
+  // lone header (a credit) and wait for the answer.
+  const size_t frame = have_ < kHeaderBytes ? kHeaderBytes : kHeaderBytes + reading_.header.length;
+  const int wanted = static_cast<int>(std::clamp<size_t>(frame - have_, 1, kMaxLowWater));
+  if (wanted == low_water_) return;
+  // A mark the kernel refuses only costs wake-ups: the reads stay right.
+  if (setsockopt(fd_, SOL_SOCKET, SO_RCVLOWAT, &wanted, sizeof(wanted)) == 0) low_water_ = wanted;
 }
 
 bool TcpFrameReader::frame_bytes_in(size_t n) {
