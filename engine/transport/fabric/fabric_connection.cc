@@ -37,6 +37,18 @@ Result<std::optional<uint64_t>> FabricConnection::post(wire::FrameType type, uin
   return link_->sender().post(type, tag, seq, parts, false, SteadyClock::time_point::min());
 }
 
+Status FabricConnection::recv(Frame& frame) {
+  Status got = FramedConnection::recv(frame);
+  link_->pump_if_asked();
+  return got;
+}
+
+Result<bool> FabricConnection::try_recv(Frame& frame) {
+  auto got = FramedConnection::try_recv(frame);
+  link_->pump_if_asked();
+  return got;
+}
+
 void FabricConnection::abort() { link_->close("connection was aborted"); }
 
 FabricSendPaths FabricConnection::send_paths() const { return link_->sender().paths(); }

@@ -1,8 +1,9 @@
 // Connection over a libfabric reliable-datagram endpoint (fabric_endpoint.h),
-// to one peer, in the tag space of one link (fabric_wire.h). Every
-// libfabric call happens on the endpoint's progress thread; the calls below
-// only queue work for it and wait, so any number of links costs that one
-// thread.
+// to one peer, in the tag space of one link (fabric_wire.h). The calls
+// below make the libfabric calls a frame needs themselves when the
+// endpoint's API lock is free (a frame posted, a credit due after a frame
+// was taken), and otherwise leave them to its progress thread, so any
+// number of links costs that one thread and a lane rarely waits for it.
 //
 // Receiving: the connection posts a head receive for each frame it lets the
 // peer send (its credits: recv_window() frames, less the frames it holds)
@@ -57,6 +58,9 @@ class FabricConnection final : public FramedConnection {
   ~FabricConnection() override;
 
   Status send(wire::FrameType type, uint32_t tag, uint64_t seq, std::span<const iovec> parts) override;
+  // A frame taken may make a credit due: sent from here when it is.
+  Status recv(Frame& frame) override;
+  Result<bool> try_recv(Frame& frame) override;
   Result<std::optional<uint64_t>> post(wire::FrameType type, uint32_t tag, uint64_t seq,
                                        std::span<const iovec> parts) override;
   void abort() override;

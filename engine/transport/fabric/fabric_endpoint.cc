@@ -70,6 +70,7 @@ void FabricEndpoint::shutdown() {
 }
 
 void FabricEndpoint::close_resources() {
+  std::lock_guard api(api_mu_);
   domain_->close();
   slots_.release_all(registrar_);
   {
@@ -102,6 +103,23 @@ void FabricEndpoint::run_pump(std::shared_ptr<FabricOpOwner> owner, std::atomic<
     queued = false;
     owner->pump();
   });
+}
+
+bool FabricEndpoint::pump_here(FabricOpOwner& owner) {
+  std::unique_lock api(api_mu_, std::try_to_lock);
+  if (!api.owns_lock() || closed_) return false;
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return false;
+  }
+  owner.pump();
+  drain_completions();
+  // A refused post waits for progress, which the thread makes.
+  if (!retry_.empty()) {
+    std::lock_guard lock(mu_);
+    wake_locked();
+  }
+  return true;
 }
 
 void FabricEndpoint::set_tick(std::function<void()> tick) {
@@ -160,22 +178,28 @@ void FabricEndpoint::run_thread() {
     }
     if (stopping && stop_at == Clock::time_point::max()) stop_at = Clock::now() + kLinger;
     bool busy = !work.empty();
-    for (auto& w : work) w();
-    work.clear();
-    busy |= drain_completions() > 0;
-    if (!retry_.empty()) {
-      auto again = std::move(retry_);
-      retry_.clear();
-      for (auto& owner : again) owner->pump();
+    bool retries_pending;
+    auto now = Clock::now();
+    {
+      std::lock_guard api(api_mu_);
+      for (auto& w : work) w();
+      work.clear();
+      busy |= drain_completions() > 0;
+      if (!retry_.empty()) {
+        auto again = std::move(retry_);
+        retry_.clear();
+        for (auto& owner : again) owner->pump();
+      }
+      now = Clock::now();
+      if (tick_ && now - last_tick >= kTickEvery) {
+        last_tick = now;
+        tick_();
+      }
+      if (stopping && (ops_.sends_out() == 0 || now >= stop_at)) return;
+      retries_pending = !retry_.empty();
     }
-    const auto now = Clock::now();
-    if (tick_ && now - last_tick >= kTickEvery) {
-      last_tick = now;
-      tick_();
-    }
-    if (stopping && (ops_.sends_out() == 0 || now >= stop_at)) return;
     if (busy) idle_since_ = Clock::time_point::max();
-    else idle_wait(!retry_.empty() || stopping);
+    else idle_wait(retries_pending || stopping);
   }
 }
 
@@ -212,8 +236,11 @@ void FabricEndpoint::idle_wait(bool retries_pending) {
   pollfd fds[2] = {{event_fd_, POLLIN, 0}, {wait_fd, POLLIN, 0}};
   int timeout_ms = static_cast<int>(kTickEvery.count());
   if (wait_fd >= 0) {
-    // Sleeping on the wait object is only safe once fi_trywait says nothing is pending.
+    // Sleeping on the wait object is only safe once fi_trywait says nothing
+    // is pending. A lane may read the queue after it: the sleep then ends at
+    // the next completion, the thread's wake-up or the tick.
     fid* cq_fid = &domain_->completions()->fid;
+    std::lock_guard api(api_mu_);
     if (fi_trywait(domain_->fabric(), &cq_fid, 1) != FI_SUCCESS) return;
   } else {
     const auto now = Clock::now();

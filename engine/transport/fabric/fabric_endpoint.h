@@ -14,8 +14,16 @@
 // one network thread.
 //
 // Operations: an owner (a link, the device) makes an op, posts it, and is
-// called back on this thread when it completes or fails. The endpoint keeps
-// the owner alive while any of its ops is outstanding.
+// called back when it completes or fails. The endpoint keeps the owner
+// alive while any of its ops is outstanding.
+//
+// The API lock: every libfabric call and the op table are made under
+// api_mu_. The progress thread holds it while it works and lets go of it to
+// sleep; a lane that posts a frame takes it, when it is free, to start the
+// frame itself and read the completions that are in (pump_here), rather
+// than wake the thread to do it: a wake-up each way per frame was what made
+// fabric cost more CPU per byte than kernel TCP. "Progress thread only"
+// below means: under the API lock.
 #pragma once
 
 #include <rdma/fabric.h>
@@ -79,6 +87,10 @@ class FabricEndpoint {
   // Any thread: calls owner->pump() on the progress thread soon, once per
   // request burst (`queued` is the owner's flag, read and cleared here).
   void run_pump(std::shared_ptr<FabricOpOwner> owner, std::atomic<bool>& queued);
+  // Any thread holding no link's lock: calls owner.pump() and reads the
+  // completions here and now when the API lock is free; false (nothing
+  // done) when it is not, or the endpoint is stopping: then run_pump.
+  bool pump_here(FabricOpOwner& owner);
   bool on_progress_thread() const { return std::this_thread::get_id() == thread_id_; }
 
   // ---- Progress thread only.
@@ -119,6 +131,7 @@ class FabricEndpoint {
 
   std::thread thread_;
   std::thread::id thread_id_;
+  std::mutex api_mu_;  // the API lock (above)
   std::mutex mu_;
   std::vector<std::function<void()>> work_;  // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_

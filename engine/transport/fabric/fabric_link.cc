@@ -15,6 +15,10 @@ FabricLink::FabricLink(std::shared_ptr<FabricEndpoint> endpoint, const FabricPee
 
 void FabricLink::schedule_pump() { ep_->run_pump(shared_from_this(), pump_queued_); }
 
+void FabricLink::pump_soon() {
+  if (!ep_->pump_here(*this)) schedule_pump();
+}
+
 void FabricLink::fail_locked(Status why) {
   if (core_.failed_locked()) return;
   core_.fail_locked(std::move(why));
@@ -31,9 +35,10 @@ bool FabricLink::took_locked(ssize_t rc, const char* what) {
 }
 
 void FabricLink::frame_taken_locked(size_t) {
-  // The progress thread posts the freed head receive with its next
-  // completion anyway; it is woken for it only when a credit is due.
-  if (credits_.credit_due_locked(receiver_.grant_target_locked())) schedule_pump();
+  // The freed head receive is posted with the next completion anyway; a
+  // credit due is sent by the caller that took the frame, once it let go
+  // of mu (FabricConnection's recv and try_recv: pump_if_asked).
+  if (credits_.credit_due_locked(receiver_.grant_target_locked())) pump_asked_ = true;
 }
 
 void FabricLink::windows_changed_locked() {

@@ -51,6 +51,13 @@ class FabricLink final : public FabricOpOwner,
   std::shared_ptr<FabricLink> self() { return shared_from_this(); }
   // Asks the progress thread to do what is pending.
   void schedule_pump();
+  // Does what is pending on this thread when the endpoint's API lock is
+  // free, else asks the progress thread. mu not held.
+  void pump_soon();
+  // pump_soon(), when a frame taken made a credit due. mu not held.
+  void pump_if_asked() {
+    if (pump_asked_.exchange(false)) pump_soon();
+  }
   // Fails the link; the progress thread then cancels the posted receives.
   void fail_locked(Status why);
   // True when the provider took an op (rc 0). Otherwise false, and: after
@@ -72,6 +79,7 @@ class FabricLink final : public FabricOpOwner,
   const std::shared_ptr<FabricEndpoint> ep_;
   const FabricPeer peer_;
   std::atomic<bool> pump_queued_{false};
+  std::atomic<bool> pump_asked_{false};  // by a frame taken, for the caller that took it
   ConnectionCore core_;
   bool closing_ = false;  // this end closed or aborted: tell the peer
   bool close_sent_ = false;

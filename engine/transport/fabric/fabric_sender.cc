@@ -61,14 +61,17 @@ Result<std::optional<uint64_t>> FabricSender::post(wire::FrameType type, uint32_
   // One sender at a time (the Connection rule): the window only grows meanwhile.
   o.header = make_header(type, core.job_id(), tag, seq, length);
   fill(o, parts, lend);
-  std::lock_guard lock(core.mu());
-  if (core.failed_locked()) return core.failure_locked();
-  o.ticket = core.next_ticket_locked();
-  (o.copied ? paths_.copied : paths_.zero_copy)++;
-  core.count_sent(o.bytes(), 1);
-  const uint64_t ticket = o.ticket;
-  outbox_.push_back(std::move(o));
-  link_.schedule_pump();
+  uint64_t ticket;
+  {
+    std::lock_guard lock(core.mu());
+    if (core.failed_locked()) return core.failure_locked();
+    o.ticket = core.next_ticket_locked();
+    (o.copied ? paths_.copied : paths_.zero_copy)++;
+    core.count_sent(o.bytes(), 1);
+    ticket = o.ticket;
+    outbox_.push_back(std::move(o));
+  }
+  link_.pump_soon();
   return std::optional<uint64_t>(ticket);
 }
 
