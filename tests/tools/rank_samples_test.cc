@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/transport/transport_cpu.h"
+
 namespace omnib {
 namespace {
 
@@ -106,6 +108,38 @@ TEST(RankSamples, PreemptionsPerCallOfTheMostPreemptedRank) {
   auto back = RankSamples::from_json(aggregator.to_json(), 2, 0);
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_DOUBLE_EQ(back.value().cpu[0].preemptions, 12);
+}
+
+// With --profile, the transport's part of every rank's CPU, per call and
+// per wire byte of the ranks; it travels with the rest of the samples. A
+// baseline that moves its own bytes (no wire counters) gets none.
+TEST(RankSamples, TransportCpuPerCallAndPerWireByte) {
+  set_transport_cpu_accounting(true);
+  RankSamples a = two_runs(), b = two_runs();
+  a.cpu = {{10, 0, 0, 0, 4}, {10, 0, 0, 0, 2}};
+  b.cpu = {{10, 0, 0, 0, 3}, {10, 0, 0, 0, 3}};
+  ResultRecord r;
+  combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {a, b}, r);
+  ASSERT_TRUE(r.cpu.has_value());
+  ASSERT_TRUE(r.cpu->transport_us_per_call.has_value());
+  EXPECT_DOUBLE_EQ(*r.cpu->transport_us_per_call, 12.0 / 6);
+  // 2000 wire bytes over 6 calls.
+  EXPECT_DOUBLE_EQ(*r.cpu->transport_ns_per_wire_byte, 12.0 / 6 * 1e3 / (2000.0 / 6));
+  auto back = RankSamples::from_json(a.to_json(), 2, 3);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_DOUBLE_EQ(back.value().cpu[0].transport_us, 4);
+
+  a.wire.reset();
+  b.wire.reset();
+  ResultRecord own_transport;
+  combine_rank_samples({"gloo-ring", RunConfig{}, 3, 1, 2, true, 2}, {a, b}, own_transport);
+  ASSERT_TRUE(own_transport.cpu.has_value());
+  EXPECT_FALSE(own_transport.cpu->transport_us_per_call.has_value());
+
+  set_transport_cpu_accounting(false);
+  ResultRecord off;
+  combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {two_runs(), two_runs()}, off);
+  EXPECT_FALSE(off.cpu->transport_us_per_call.has_value());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "engine/bootstrap/tcp_store.h"
+#include "engine/transport/transport_cpu.h"
 #include "tools/allreduce/duration_run.h"
 #include "tools/allreduce/rank_floor.h"
 #include "tools/measure/memory_bound.h"
@@ -39,7 +40,10 @@ RankRun::RankRun(const RunPlan& plan, const LaunchEnv& launch, std::string comma
       reporters_(std::move(reporters)),
       process_env_(std::move(process_env)),
       thresholds_(plan.thresholds),
-      tracer_(plan.trace) {}
+      tracer_(plan.trace) {
+  // The transport's part of the CPU time, for --profile's net/B column.
+  set_transport_cpu_accounting(plan.trace.profile);
+}
 
 int RankRun::run() {
   // Rank 0 writes the table: a reader that goes away is an EPIPE from the

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/transport/transport_cpu.h"
+
 namespace omnib {
 namespace {
 
@@ -51,10 +53,13 @@ double run_delay_us() {
 
 CpuTime process_cpu_time(CpuReading when) {
   const double wait_before = when == CpuReading::kBeforeCall ? run_delay_us() : 0;
+  const bool transport = transport_cpu_accounting();
+  const double transport_before = transport && when == CpuReading::kBeforeCall ? transport_cpu_ns() / 1e3 : 0;
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   const double wait = when == CpuReading::kAfterCall ? run_delay_us() : wait_before;
-  return {micros(u.ru_utime), micros(u.ru_stime), wait, static_cast<double>(u.ru_nivcsw)};
+  const double transport_us = transport && when != CpuReading::kBeforeCall ? transport_cpu_ns() / 1e3 : transport_before;
+  return {micros(u.ru_utime), micros(u.ru_stime), wait, static_cast<double>(u.ru_nivcsw), transport_us};
 }
 
 bool cpu_wait_measured() {

@@ -6,7 +6,9 @@
 // CPU per wire byte even on a busy runner; the wait says when the host, not
 // the network, set a call's time. Where the kernel gives no schedstat, the
 // involuntary context switches (preemptions, from getrusage) are what
-// remains of the wait: a count, not a time.
+// remains of the wait: a count, not a time. With the transport's CPU
+// accounting on (--profile), the part of it the transport took
+// (engine/transport/transport_cpu.h).
 #pragma once
 
 namespace omnib {
@@ -16,15 +18,18 @@ struct CpuTime {
   double sys_us = 0;
   double wait_us = 0;  // run delay over every thread; 0 where schedstat is missing
   double preemptions = 0;  // involuntary context switches of the process
+  double transport_us = 0;  // of user + sys, the transport's; 0 unless accounted
   double total_us() const { return user_us + sys_us; }
   CpuTime operator-(const CpuTime& o) const {
-    return {user_us - o.user_us, sys_us - o.sys_us, wait_us - o.wait_us, preemptions - o.preemptions};
+    return {user_us - o.user_us, sys_us - o.sys_us, wait_us - o.wait_us, preemptions - o.preemptions,
+            transport_us - o.transport_us};
   }
   CpuTime& operator+=(const CpuTime& o) {
     user_us += o.user_us;
     sys_us += o.sys_us;
     wait_us += o.wait_us;
     preemptions += o.preemptions;
+    transport_us += o.transport_us;
     return *this;
   }
 };

@@ -36,6 +36,7 @@ Status check_times(const RankSamples& s, const PeerBounds& b) {
   for (const auto& c : s.cpu) {
     OMNIB_RETURN_IF_ERROR(within(c.user_us, b.max_us() * kMaxCores, "cpu", "us"));
     OMNIB_RETURN_IF_ERROR(within(c.sys_us, b.max_us() * kMaxCores, "cpu", "us"));
+    OMNIB_RETURN_IF_ERROR(within(c.transport_us, b.max_us() * kMaxCores, "cpu", "us"));
     // Run delay adds up over threads, each waiting at most the whole run.
     OMNIB_RETURN_IF_ERROR(within(c.wait_us, b.max_us() * kMaxThreads, "cpu", "us"));
   }

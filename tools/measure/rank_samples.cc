@@ -5,6 +5,7 @@
 #include "tools/common/json_fields.h"
 #include "tools/net/link_shaper.h"
 #include "tools/common/stats.h"
+#include "engine/transport/transport_cpu.h"
 
 namespace omnib {
 
@@ -27,7 +28,7 @@ Status read_pair(const json& j, const char* name, uint64_t& a, uint64_t& b) {
 
 json RankSamples::to_json() const {
   json cpu_runs = json::array();
-  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us, c.wait_us, c.preemptions});
+  for (const auto& c : cpu) cpu_runs.push_back({c.user_us, c.sys_us, c.wait_us, c.preemptions, c.transport_us});
   json wrong_calls = json::array();
   for (const auto& [call, n] : wrong) wrong_calls.push_back({call, n});
   return json{{"t", times_us},
@@ -60,10 +61,11 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     return usage_error("field 'cpu': expected " + std::to_string(runs) + " runs");
   for (size_t r = 0; r < cpu.size(); ++r) {
     const json& c = cpu[r];
-    if (!c.is_array() || c.size() != 4 || !c[0].is_number() || !c[1].is_number() || !c[2].is_number() ||
-        !c[3].is_number())
-      return usage_error("field 'cpu': expected [user, system, wait] microseconds and preemptions per run");
-    s.cpu[r] = {c[0].get<double>(), c[1].get<double>(), c[2].get<double>(), c[3].get<double>()};
+    if (!c.is_array() || c.size() != 5 || !c[0].is_number() || !c[1].is_number() || !c[2].is_number() ||
+        !c[3].is_number() || !c[4].is_number())
+      return usage_error(
+          "field 'cpu': expected [user, system, wait] microseconds, preemptions and transport microseconds per run");
+    s.cpu[r] = {c[0].get<double>(), c[1].get<double>(), c[2].get<double>(), c[3].get<double>(), c[4].get<double>()};
   }
   const json& wrong = j.contains("wrong") ? j["wrong"] : json();
   if (!wrong.is_array()) return usage_error("field 'wrong': expected an array");
@@ -191,6 +193,12 @@ void combine_cpu(const std::vector<RankSamples>& ranks, const std::vector<uint64
   cpu.preemptions_per_call_max = std::max(0.0, preemptions_max);
   const bool bytes_moved = out.wire_sent_total && *out.wire_sent_total > 0;
   if (bytes_moved) cpu.ns_per_wire_byte = (cpu_total.total_us() / calls) * 1e3 / *out.wire_sent_total;
+  // Only where the bytes crossed our transport: a baseline with its own
+  // (Gloo, NCCL) counts none, and our idle network thread is not its cost.
+  if (transport_cpu_accounting() && bytes_moved) {
+    cpu.transport_us_per_call = cpu_total.transport_us / calls;
+    cpu.transport_ns_per_wire_byte = *cpu.transport_us_per_call * 1e3 / *out.wire_sent_total;
+  }
   out.cpu = cpu;
   for (size_t k = 0; k < out.runs.size() && k < run_calls.size(); ++k) {
     RunSummary& run = out.runs[k];

@@ -82,7 +82,9 @@ json cpu_json(const std::optional<CpuUsage>& c) {
               {"ns_per_wire_byte", optional_number(c->ns_per_wire_byte)},
               {"wait_share_max", optional_number(c->wait_share_max())},
               {"wait_share_per_rank", c->wait_share_per_rank},
-              {"preemptions_per_call_max", optional_number(c->preemptions_per_call_max)}};
+              {"preemptions_per_call_max", optional_number(c->preemptions_per_call_max)},
+              {"transport_us_per_call", optional_number(c->transport_us_per_call)},
+              {"transport_ns_per_wire_byte", optional_number(c->transport_ns_per_wire_byte)}};
 }
 
 Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
@@ -99,6 +101,10 @@ Status read_cpu(const json& j, std::optional<CpuUsage>& out) {
   if (c.contains("preemptions_per_call_max"))
     OMNIB_RETURN_IF_ERROR(
         read_nullable(c, "preemptions_per_call_max", u.preemptions_per_call_max).with_context("cpu: "));
+  // Files before the transport's CPU was accounted have none.
+  for (const auto& [field, value] : {std::pair{"transport_us_per_call", &u.transport_us_per_call},
+                                     std::pair{"transport_ns_per_wire_byte", &u.transport_ns_per_wire_byte}})
+    if (c.contains(field)) OMNIB_RETURN_IF_ERROR(read_nullable(c, field, *value).with_context("cpu: "));
   out = u;
   return Status::ok();
 }

@@ -50,6 +50,11 @@ struct CpuUsage {
   // The most involuntary context switches (getrusage) of any rank per timed
   // call: all that is left of the CPU wait where schedstat is missing.
   std::optional<double> preemptions_per_call_max;
+  // With --profile, on our own transports: the part of the CPU time the
+  // transport took (engine/transport/transport_cpu.h), all ranks, per call
+  // and per wire byte.
+  std::optional<double> transport_us_per_call;
+  std::optional<double> transport_ns_per_wire_byte;
 };
 
 // Past this share of a call spent waiting for a CPU, a row measured the host.

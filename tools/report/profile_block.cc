@@ -14,6 +14,7 @@ ProfileRow profile_row(const ResultRecord& r, const ResultRecord* ring) {
   row.size_bytes = r.config.size_bytes;
   row.profile = r.profile.value_or(ProfileSummary{});
   if (r.cpu) row.cpu_ns_per_wire_byte = r.cpu->ns_per_wire_byte;
+  if (r.cpu) row.transport_ns_per_wire_byte = r.cpu->transport_ns_per_wire_byte;
   row.link_limit = r.link_limit;
   if (r.memory_floor) row.floor_us = r.memory_floor->floor_us;
   row.of_bound = r.of_bound;
@@ -40,15 +41,16 @@ void print_profile_block(std::FILE* out, const std::vector<ProfileRow>& rows) {
                     "(docs/profiling.md)\n");
   std::fprintf(out, "# %11s %-22s %6s %10s", "size(B)", "algo", "calls", "call(ms)");
   for (const auto& [name, field] : profile_shares()) std::fprintf(out, " %8s", name);
-  std::fprintf(out, " %9s %9s %8s %9s %8s %12s %7s %8s\n", "cpu/B(ns)", "limit(ms)", "of limit", "floor(ms)",
-               "of bound", "cpu/call(ms)", "vs ring", "cpu wait");
+  std::fprintf(out, " %9s %9s %9s %8s %9s %8s %12s %7s %8s\n", "cpu/B(ns)", "net/B(ns)", "limit(ms)", "of limit",
+               "floor(ms)", "of bound", "cpu/call(ms)", "vs ring", "cpu wait");
   uint64_t dropped = 0;
   for (const ProfileRow& r : rows) {
     std::fprintf(out, "# %11llu %-22s %6llu %10.3f", static_cast<unsigned long long>(r.size_bytes), r.algo.c_str(),
                  static_cast<unsigned long long>(r.profile.calls), r.profile.call_us / 1e3);
     for (const auto& [name, field] : profile_shares()) std::fprintf(out, " %7.1f%%", 100 * (r.profile.*field));
-    if (r.cpu_ns_per_wire_byte) std::fprintf(out, " %9.2f", *r.cpu_ns_per_wire_byte);
-    else std::fprintf(out, " %9s", "-");
+    for (const auto& per_byte : {r.cpu_ns_per_wire_byte, r.transport_ns_per_wire_byte})
+      if (per_byte) std::fprintf(out, " %9.2f", *per_byte);
+      else std::fprintf(out, " %9s", "-");
     if (r.link_limit) std::fprintf(out, " %9.3f %7.1f%%", r.link_limit->limit_us / 1e3, 100 * r.link_limit->of_limit);
     else std::fprintf(out, " %9s %8s", "-", "-");
     if (r.floor_us) std::fprintf(out, " %9.3f", *r.floor_us / 1e3);

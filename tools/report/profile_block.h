@@ -1,6 +1,7 @@
 // The --profile block printed under the table (and by `trace summarize`):
 // one line per algorithm and size with where the slowest worker's time went,
-// CPU time per wire byte, under --net emulate the link limit, on host
+// CPU time per wire byte and the transport's part of it, under --net
+// emulate the link limit, on host
 // tensors the memory floor and the call's bound, the CPU time per call
 // against ring's, and the share of the call the slowest rank waited for a
 // CPU (docs/profiling.md). Lines start with '#', like the
@@ -22,6 +23,7 @@ struct ProfileRow {
   uint64_t size_bytes = 0;
   ProfileSummary profile;
   std::optional<double> cpu_ns_per_wire_byte;
+  std::optional<double> transport_ns_per_wire_byte;  // the transport's part of it
   std::optional<LinkLimit> link_limit;
   std::optional<double> floor_us;   // the memory floor
   std::optional<double> of_bound;   // max(link limit, floor) / median time

@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "engine/transport/fabric/fabric_provider.h"
+#include "engine/transport/transport_cpu.h"
 
 namespace omnib {
 namespace {
@@ -112,6 +113,7 @@ bool FabricEndpoint::pump_here(FabricOpOwner& owner) {
     std::lock_guard lock(mu_);
     if (stopping_) return false;
   }
+  TransportWork work;
   owner.pump();
   drain_completions();
   // A refused post waits for progress, which the thread makes.
@@ -166,6 +168,7 @@ void FabricEndpoint::release_memory(fid_mr* mr) {
 }
 
 void FabricEndpoint::run_thread() {
+  register_network_thread();
   std::vector<std::function<void()>> work;
   auto last_tick = Clock::now();
   auto stop_at = Clock::time_point::max();
@@ -195,7 +198,10 @@ void FabricEndpoint::run_thread() {
         last_tick = now;
         tick_();
       }
-      if (stopping && (ops_.sends_out() == 0 || now >= stop_at)) return;
+      if (stopping && (ops_.sends_out() == 0 || now >= stop_at)) {
+        retire_network_thread();
+        return;
+      }
       retries_pending = !retry_.empty();
     }
     if (busy) idle_since_ = Clock::time_point::max();

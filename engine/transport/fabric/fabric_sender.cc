@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/transport/fabric/fabric_link.h"
+#include "engine/transport/transport_cpu.h"
 
 namespace omnib {
 
@@ -76,6 +77,7 @@ Result<std::optional<uint64_t>> FabricSender::post(wire::FrameType type, uint32_
 }
 
 void FabricSender::fill(Outgoing& o, std::span<const iovec> parts, bool lend) {
+  TransportWork work;  // the copy a socket's write makes in the kernel
   if (lend) {
     for (const auto& p : parts)
       if (p.iov_len) o.parts.push_back(p);

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 
+#include "engine/transport/transport_cpu.h"
+
 namespace omnib {
 
 IoLoop& IoLoop::instance() {
@@ -68,6 +70,7 @@ void IoLoop::wake() {
 
 void IoLoop::run() {
   pthread_setname_np(pthread_self(), "omnib io loop");  // for top -H, perf and debuggers
+  register_network_thread();  // lives as long as the process
   constexpr int kMaxEvents = 256;
   epoll_event events[kMaxEvents];
   while (true) {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/transport/transport_cpu.h"
+
 namespace omnib {
 
 TcpConnection::TcpConnection(int fd, int peer_rank, uint32_t job_id, std::chrono::milliseconds timeout)
@@ -70,8 +72,10 @@ Result<std::optional<uint64_t>> TcpConnection::post(wire::FrameType type, uint32
   for (const auto& p : parts) length += p.iov_len;
   const uint64_t ticket = core_.next_ticket_locked();
   // Alone in the queue: write now, on this thread; the loop finishes it.
-  if (writer_.queue_locked(make_header(type, core_.job_id(), tag, seq, length), parts, ticket))
+  if (writer_.queue_locked(make_header(type, core_.job_id(), tag, seq, length), parts, ticket)) {
+    TransportWork work;
     writer_.write_available_locked();
+  }
   if (core_.failed_locked()) return core_.failure_locked();
   return std::optional<uint64_t>(ticket);
 }
@@ -89,6 +93,7 @@ Status TcpConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std
 }
 
 void TcpConnection::frame_taken_locked(size_t held_before) {
+  TransportWork work;  // on the lane that took the frame
   // The loop stopped reading at a full inbox and hears of no new data until
   // more arrives: read on from here.
   if (held_before >= read_limit_locked()) {
