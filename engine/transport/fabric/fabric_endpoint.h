@@ -21,9 +21,9 @@
 // api_mu_. The progress thread holds it while it works and lets go of it to
 // sleep; a lane that posts a frame takes it, when it is free, to start the
 // frame itself and read the completions that are in (pump_here), rather
-// than wake the thread to do it: a wake-up each way per frame was what made
-// fabric cost more CPU per byte than kernel TCP. "Progress thread only"
-// below means: under the API lock.
+// than wake the thread to do it: a wake-up each way per frame that a lane
+// writing its own socket over kernel TCP does not pay. "Progress thread
+// only" below means: under the API lock.
 #pragma once
 
 #include <rdma/fabric.h>

@@ -1,6 +1,7 @@
 // The state of one fabric link, shared by its FabricConnection (the calls
-// of the Connection API, on any thread) and the endpoint's progress thread
-// (every libfabric call, and the completions). The endpoint keeps it alive
+// of the Connection API, on any thread) and whoever holds the endpoint's
+// API lock (every libfabric call, and the completions): its progress
+// thread, or a lane that posts or takes a frame (fabric_endpoint.h). The endpoint keeps it alive
 // while any of its operations is out, so the Connection may go first.
 //
 // Its jobs, one class each: the frames it sends (fabric_sender.h), the
@@ -66,7 +67,7 @@ class FabricLink final : public FabricOpOwner,
   // Posts what waits: receives, a credit due, frames the peer has credit for.
   void go_on_locked();
 
-  // ---- The progress thread.
+  // ---- Under the endpoint's API lock (its progress thread, or a lane).
   void on_done(FabricOp& op, size_t len, uint64_t tag) override;
   void on_failed(FabricOp& op, bool canceled, const std::string& why) override;
   void pump() override;

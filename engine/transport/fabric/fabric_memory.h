@@ -4,8 +4,10 @@
 // slabs registered one slab at a time, and growable byte buffers (send
 // staging, receive bounce buffers) registered again only when they move.
 //
-// Threads: only the endpoint's progress thread registers or releases (the
-// domain runs FI_THREAD_DOMAIN); a RegisteredBytes may be filled anywhere.
+// Threads: registering and releasing happen under the endpoint's API lock
+// (the domain runs FI_THREAD_DOMAIN; fabric_endpoint.h), on its progress
+// thread or a lane that holds the lock; a RegisteredBytes may be filled
+// anywhere.
 #pragma once
 
 #include <cstddef>
@@ -70,7 +72,7 @@ class RegisteredBytes {
 
   UninitBytes& bytes() { return bytes_; }
   const UninitBytes& bytes() const { return bytes_; }
-  // Progress thread only.
+  // Under the endpoint's API lock.
   Status ensure_registered(const MemoryRegistrar& registrar);
   void* desc() const { return descriptor_of(mr_); }
 
