@@ -5,17 +5,26 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <time.h>
+
+#include <cstdint>
 #include <thread>
 
 namespace omnib {
 namespace {
 
-// Spins this thread for about `ms` of CPU.
+int64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Spins this thread until it has had `ms` of CPU (by its own clock, so that
+// a loaded host, which stretches the wall time, does not shorten it).
 void burn_cpu(int ms) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  const int64_t end = thread_cpu_ns() + int64_t{ms} * 1000000;
   volatile uint64_t x = 0;
-  while (std::chrono::steady_clock::now() < end) x = x + 1;
+  while (thread_cpu_ns() < end) x = x + 1;
 }
 
 TEST(TransportCpu, LaneWorkCountsOnlyWhileAccountingIsOn) {
