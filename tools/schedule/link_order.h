@@ -26,6 +26,32 @@ class LinkWindow {
   std::vector<uint32_t> sent_;
 };
 
+// A rank's messages of one fan-out to its peers. Unpaced it adds nothing
+// (they all go at once, as the protocols send them); paced, each starts
+// once the one before has left the sender's link at line rate, and at most
+// FlowLimits::paced_window of them are unfinished (a link shared with
+// another fan-out falls behind the pace; unbounded, its flows would pile up).
+class PacedFanOut {
+ public:
+  PacedFanOut(bool pace, size_t window) : pace_(pace), window_(window), last_(window, 0) {}
+  void deps_for_next(std::vector<MessageDep>& deps) const {
+    if (!pace_ || sent_ == 0) return;
+    deps.push_back({last_[(sent_ - 1) % window_], true});
+    if (sent_ >= window_) deps.push_back({last_[sent_ % window_], false});
+  }
+  void sent(uint32_t id) {
+    if (!pace_) return;
+    last_[sent_ % window_] = id;
+    ++sent_;
+  }
+
+ private:
+  bool pace_;
+  size_t window_;
+  std::vector<uint32_t> last_;  // the last `window_` messages, a ring
+  size_t sent_ = 0;
+};
+
 // The peers of `rank` among `ranks` in the order a paced fan-out visits
 // them: rank+1, rank+2, ... wrapping round (so at any moment the senders
 // of a symmetric exchange all aim at different receivers).

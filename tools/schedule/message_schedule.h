@@ -76,10 +76,13 @@ class MessageSchedule {
 // hours), so past `concurrent_flow_budget` flows a sender's messages of one
 // fan-out go one after another in rotated order (peer rank+1 first), each
 // paced to start when the one before has left the sender's link at line
-// rate: the link stays as busy, the receivers see no artificial incast.
+// rate, at most paced_window unfinished: the link stays about as busy, the
+// receivers see no artificial incast.
 struct FlowLimits {
-  static constexpr uint64_t kDefaultConcurrentFlows = 4096;
+  static constexpr uint64_t kDefaultConcurrentFlows = 1024;
+  static constexpr size_t kDefaultPacedWindow = 4;
   uint64_t concurrent_flow_budget = kDefaultConcurrentFlows;
+  size_t paced_window = kDefaultPacedWindow;  // unfinished messages of a paced fan-out
   // Whether a job of `ranks` ranks, each sending to `peers` at once, paces.
   bool paces(int ranks, int peers) const {
     return static_cast<uint64_t>(ranks) * static_cast<uint64_t>(peers) > concurrent_flow_budget;

@@ -56,6 +56,11 @@ class OmniScheduleBuilder final : public BatchVisitor {
 
   MessageSchedule finish() {
     flush_worker();
+    send_results();
+    if (merged_results_ > 0)
+      schedule_.add_note(std::to_string(merged_results_) +
+                         " result batches merged into the one before (ready at the same moment, back to back on "
+                         "every stream)");
     return std::move(schedule_);
   }
 
@@ -91,7 +96,7 @@ class OmniScheduleBuilder final : public BatchVisitor {
     for (auto& [s, ref] : pending_) stream(w, s).push_back(ref);
     pending_.clear();
     pending_worker_ = -1;
-    std::optional<uint32_t> before;  // the worker's last message, for pacing
+    PacedFanOut fan_out(pace_, in_.flows.paced_window);
     std::vector<MessageDep> deps;
     const int peers = plan_.direct ? workers_ - 1 : shards_;
     for (int k = 0; k < peers; ++k) {
@@ -105,21 +110,23 @@ class OmniScheduleBuilder final : public BatchVisitor {
         deps.clear();
         if (auto scan = scan_step(w, batches[i].last, batches[i].empty())) deps.push_back({*scan, false});
         if (i >= window_) deps.push_back({sent_ids_[i - window_], false});
-        if (pace_ && before) deps.push_back({*before, true});
+        fan_out.deps_for_next(deps);
         const uint32_t id = schedule_.add(w, dst, static_cast<uint64_t>(batches[i].bytes), deps);
         if (i == 0) sent_ids_.clear();
         sent_ids_.push_back(id);
         if (!plan_.direct) batches[i].id = id;
-        before = id;
+        fan_out.sent(id);
       }
     }
   }
 
   void start_results(int shard) {
+    send_results();
     result_shard_ = shard;
     depended_.assign(static_cast<size_t>(workers_), -1);
     last_join_.reset();
     result_links_.assign(static_cast<size_t>(schedule_.ranks()), LinkWindow(window_));
+    result_fan_out_ = PacedFanOut(pace_, in_.flows.paced_window);
   }
 
   // A result batch of `shard`: the join of what it waits for, then a
@@ -144,19 +151,37 @@ class OmniScheduleBuilder final : public BatchVisitor {
       const uint32_t id = batches[static_cast<size_t>(p)].id;
       if (id != kInMemory) deps.push_back({id, false});
     }
+    // Ready at the same moment as the batch before (nothing more to wait
+    // for, nothing to add): it follows that one back to back on every
+    // stream, which a flow model cannot tell from one message of both.
+    const bool nothing_new = deps.size() == (last_join_ ? 1u : 0u) && reduced == 0;
+    if (nothing_new && pending_result_) {
+      pending_result_->bytes += bytes;
+      ++merged_results_;
+      return;
+    }
+    send_results();
     const uint32_t ready = schedule_.join(sr, deps, in_.rates.reduce_s_per_byte * reduced);
     last_join_ = ready;
-    std::optional<uint32_t> before;
+    pending_result_ = PendingResult{sr, ready, bytes};
+  }
+
+  // The result batch (or merged batches) held back: to every worker.
+  void send_results() {
+    if (!pending_result_) return;
+    const PendingResult r = *pending_result_;
+    pending_result_.reset();
+    std::vector<MessageDep> deps;
     for (int k = 0; k < schedule_.ranks() - 1; ++k) {
-      const int w = rotated_peer(sr, schedule_.ranks(), k);
+      const int w = rotated_peer(r.shard_rank, schedule_.ranks(), k);
       if (w >= workers_) continue;  // dedicated aggregators get no results
-      deps.assign({{ready, false}});
+      deps.assign({{r.ready, false}});
       LinkWindow& link = result_links_[static_cast<size_t>(w)];
       link.deps_for_next(deps);
-      if (pace_ && before) deps.push_back({*before, true});
-      const uint32_t id = schedule_.add(sr, w, static_cast<uint64_t>(bytes), deps);
+      result_fan_out_.deps_for_next(deps);
+      const uint32_t id = schedule_.add(r.shard_rank, w, static_cast<uint64_t>(r.bytes), deps);
       link.sent(id);
-      before = id;
+      result_fan_out_.sent(id);
     }
   }
 
@@ -185,6 +210,15 @@ class OmniScheduleBuilder final : public BatchVisitor {
   std::vector<int> depended_;
   std::optional<uint32_t> last_join_;
   std::vector<LinkWindow> result_links_;
+  PacedFanOut result_fan_out_{false, 1};  // every result batch of the shard, one fan-out when paced
+  // The shard's last result batch, not yet sent: the next may join it.
+  struct PendingResult {
+    int shard_rank;
+    uint32_t ready;
+    double bytes;
+  };
+  std::optional<PendingResult> pending_result_;
+  uint64_t merged_results_ = 0;
 };
 
 }  // namespace

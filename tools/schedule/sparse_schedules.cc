@@ -1,7 +1,6 @@
 #include "tools/schedule/sparse_schedules.h"
 
 #include <algorithm>
-#include <optional>
 #include <stdexcept>
 
 #include "baselines/common/sparse_cost.h"
@@ -103,16 +102,16 @@ MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
   std::vector<double> part_bytes_in(static_cast<size_t>(n), 0);
   std::vector<MessageDep> deps;
   for (int r = 0; r < n; ++r) {
-    std::optional<uint32_t> before;
+    PacedFanOut fan_out(pace, in.flows.paced_window);
     for (int k = 0; k < n - 1; ++k) {
       const int j = rotated_peer(r, n, k);
       const Slice region = even_slice(c.count, n, j);
       const uint64_t bytes =
           sum_of(smaller_stream_frames(support.elements(r, region.begin, region.end()), region.length, c.elem_size));
       deps.clear();
-      if (pace && before) deps.push_back({*before, true});
+      fan_out.deps_for_next(deps);
       const uint32_t id = s.add(r, j, bytes, deps, k == 0 ? scan : 0);
-      before = id;
+      fan_out.sent(id);
       parts_in[static_cast<size_t>(j)].push_back({id, false});
       part_bytes_in[static_cast<size_t>(j)] += static_cast<double>(bytes);
     }
@@ -124,12 +123,12 @@ MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
     const Slice region = even_slice(c.count, n, j);
     const uint64_t bytes =
         sum_of(smaller_stream_frames(support.sum_elements(region.begin, region.end()), region.length, c.elem_size));
-    uint32_t before = reduced;
+    PacedFanOut fan_out(pace, in.flows.paced_window);
     for (int k = 0; k < n - 1; ++k) {
       const int r = rotated_peer(j, n, k);
       deps.assign({{reduced, false}});
-      if (pace && k > 0) deps.push_back({before, true});
-      before = s.add(j, r, bytes, deps);
+      fan_out.deps_for_next(deps);
+      fan_out.sent(s.add(j, r, bytes, deps));
     }
   }
   return s;
