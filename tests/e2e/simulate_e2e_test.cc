@@ -20,20 +20,20 @@ constexpr int kSimulateLimitSeconds = 300;
 
 TEST(SimulateCommand, WritesSimulatedRecordsThatCompareAndPlotRead) {
   const std::string path = testing::temp_path("simulated.json");
-  auto r = testing::run_cli({"simulate", "--algo", "omni,ring,tree,allgather,sparcml-split,oktopk", "--nodes", "4",
+  auto r = testing::run_cli({"simulate", "--algo", "omni,ring,tree,allgather,sparcml-split,oktopk,gloo-ring", "--nodes", "4",
                              "-b", "1M", "-e", "1M", "--density", "0.1", "--link-rate", "100mbit", "-J", path},
                             {}, kSimulateLimitSeconds);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = testing::read_json(path);
   EXPECT_EQ(doc["schema_version"], 7);
   EXPECT_TRUE(doc["environment"]["simulator"].get<std::string>().starts_with("SimGrid"));
-  ASSERT_EQ(doc["results"].size(), 6u);
+  ASSERT_EQ(doc["results"].size(), 7u);
   for (const json& rec : doc["results"]) {
     EXPECT_TRUE(rec["simulated"].get<bool>()) << rec["algo"];
     EXPECT_EQ(rec["config"]["net"], "simulate");
     EXPECT_EQ(rec["config"]["topology"], "star");
     EXPECT_EQ(rec["config"]["link_rate_bps"], 100'000'000u);
-    if (rec["algo"] == "oktopk") {  // no schedule yet: skipped, saying which have one
+    if (rec["algo"] == "gloo-ring") {  // no schedule: skipped, saying which have one
       EXPECT_TRUE(rec["skipped"].get<bool>());
       EXPECT_NE(rec["skip_reason"].get<std::string>().find("no message schedule"), std::string::npos);
       continue;

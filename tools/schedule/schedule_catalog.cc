@@ -17,6 +17,7 @@ const std::map<std::string, ScheduleBuilder>& catalog() {
       {"tree", tree_schedule},
       {"allgather", allgather_schedule},
       {"sparcml-split", sparcml_split_schedule},
+      {"oktopk", oktopk_schedule},
   };
   return builders;
 }

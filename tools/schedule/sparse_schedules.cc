@@ -1,8 +1,10 @@
 #include "tools/schedule/sparse_schedules.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
+#include "baselines/common/balanced_split.h"
 #include "baselines/common/sparse_cost.h"
 #include "baselines/common/sparse_stream.h"
 #include "tools/schedule/link_order.h"
@@ -87,12 +89,16 @@ MessageSchedule allgather_schedule(const ScheduleInputs& in) {
   return s;
 }
 
-MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
+namespace {
+
+// A reduce to region owners, then an allgather of the reduced regions
+// (sparse_cost.h: add_owner_exchange_bytes): rank r sends owner j its part
+// of region j once `start[r]` (if any) is done; owner j, once it has every
+// part, sends its reduced region to every other rank.
+void add_owner_exchange(const ScheduleInputs& in, const InputSupport& support, const std::vector<Slice>& regions,
+                        const std::vector<std::optional<uint32_t>>& start, MessageSchedule& s) {
   const CostInputs& c = in.cost;
   const int n = c.nodes;
-  MessageSchedule s(n);
-  if (n <= 1 || c.count == 0) return s;
-  const InputSupport& support = support_of(in, "sparcml-split");
   const bool pace = in.flows.paces(n, n - 1);
   if (pace)
     s.add_note("each rank's n-1 streams of a round sent one after another (paced at line rate, rotated), not at once");
@@ -105,10 +111,11 @@ MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
     PacedFanOut fan_out(pace, in.flows.paced_window);
     for (int k = 0; k < n - 1; ++k) {
       const int j = rotated_peer(r, n, k);
-      const Slice region = even_slice(c.count, n, j);
+      const Slice& region = regions[static_cast<size_t>(j)];
       const uint64_t bytes =
           sum_of(smaller_stream_frames(support.elements(r, region.begin, region.end()), region.length, c.elem_size));
       deps.clear();
+      if (start[static_cast<size_t>(r)]) deps.push_back({*start[static_cast<size_t>(r)], false});
       fan_out.deps_for_next(deps);
       const uint32_t id = s.add(r, j, bytes, deps, k == 0 ? scan : 0);
       fan_out.sent(id);
@@ -116,11 +123,11 @@ MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
       part_bytes_in[static_cast<size_t>(j)] += static_cast<double>(bytes);
     }
   }
-  // Round 2: each owner's reduced slice to every other rank.
+  // Round 2: each owner's reduced region to every other rank.
   for (int j = 0; j < n; ++j) {
     const uint32_t reduced =
         s.join(j, parts_in[static_cast<size_t>(j)], in.rates.reduce_s_per_byte * part_bytes_in[static_cast<size_t>(j)]);
-    const Slice region = even_slice(c.count, n, j);
+    const Slice& region = regions[static_cast<size_t>(j)];
     const uint64_t bytes =
         sum_of(smaller_stream_frames(support.sum_elements(region.begin, region.end()), region.length, c.elem_size));
     PacedFanOut fan_out(pace, in.flows.paced_window);
@@ -131,6 +138,55 @@ MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
       fan_out.sent(s.add(j, r, bytes, deps));
     }
   }
+}
+
+}  // namespace
+
+MessageSchedule sparcml_split_schedule(const ScheduleInputs& in) {
+  const int n = in.cost.nodes;
+  MessageSchedule s(n);
+  if (n <= 1 || in.cost.count == 0) return s;
+  std::vector<Slice> slices;
+  for (int j = 0; j < n; ++j) slices.push_back(even_slice(in.cost.count, n, j));
+  add_owner_exchange(in, support_of(in, "sparcml-split"), slices, std::vector<std::optional<uint32_t>>(n), s);
+  return s;
+}
+
+MessageSchedule oktopk_schedule(const ScheduleInputs& in) {
+  const int n = in.cost.nodes;
+  MessageSchedule s(n);
+  if (n <= 1 || in.cost.count == 0) return s;
+  const InputSupport& support = support_of(in, "oktopk");
+  std::vector<size_t> rounds;
+  const std::vector<Slice> regions = balanced_regions(support, rounds);
+  // The histogram rounds: every rank's counts to every peer; a rank starts
+  // the next round (and then its parts) once it has every peer's counts.
+  const bool pace = in.flows.paces(n, n - 1);
+  std::vector<std::optional<uint32_t>> done(static_cast<size_t>(n));
+  std::vector<std::vector<MessageDep>> counts_in(static_cast<size_t>(n));
+  std::vector<MessageDep> deps;
+  for (size_t cells : rounds) {
+    const uint64_t bytes = sum_of(
+        stream_frame_bytes(cells, kHistogramCountBytes, chunk_capacity(true, kHistogramCountBytes)));
+    for (auto& waiting : counts_in) waiting.clear();
+    for (int r = 0; r < n; ++r) {
+      PacedFanOut fan_out(pace, in.flows.paced_window);
+      for (int k = 0; k < n - 1; ++k) {
+        const int j = rotated_peer(r, n, k);
+        deps.clear();
+        if (done[static_cast<size_t>(r)]) deps.push_back({*done[static_cast<size_t>(r)], false});
+        fan_out.deps_for_next(deps);
+        const uint32_t id = s.add(r, j, bytes, deps);
+        fan_out.sent(id);
+        counts_in[static_cast<size_t>(j)].push_back({id, false});
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      if (done[static_cast<size_t>(r)]) counts_in[static_cast<size_t>(r)].push_back({*done[static_cast<size_t>(r)], false});
+      done[static_cast<size_t>(r)] = s.join(r, counts_in[static_cast<size_t>(r)]);
+    }
+  }
+  add_owner_exchange(in, support, regions, done, s);
   return s;
 }
 

@@ -7,6 +7,9 @@
 //                  that slice; round 2, once an owner has every part: the
 //                  reduced slice to every other rank. Each in the smaller of
 //                  the sparse and dense forms, one stream per peer.
+//   oktopk         its histogram rounds (every rank's counts to every peer;
+//                  the next round once a rank has every peer's), then the
+//                  same two rounds as sparcml-split over its balanced regions.
 #pragma once
 
 #include "tools/schedule/schedule_inputs.h"
@@ -15,6 +18,7 @@ namespace omnib {
 
 MessageSchedule allgather_schedule(const ScheduleInputs& in);
 MessageSchedule sparcml_split_schedule(const ScheduleInputs& in);
+MessageSchedule oktopk_schedule(const ScheduleInputs& in);
 
 // The frames of a stream of `items` items of `item_bytes` each, `per_frame`
 // to a frame, with their headers (sparse_cost.h: stream_wire_bytes); at

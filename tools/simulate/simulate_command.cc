@@ -85,6 +85,9 @@ RunContext context_of(const SimulationPlan& p, const std::vector<std::string>& a
   ctx.environment["nodes"] = p.run.base.nodes;
   ctx.environment["aggregators"] = p.run.base.aggregators;
   ctx.environment["launcher"] = "simulate";
+  // Where the simulation ran; its ranks are simulated hosts, none of them real.
+  ctx.environment["hosts"] = nlohmann::json::array({host_name()});
+  ctx.environment["rendezvous"] = "none (simulated)";
   return ctx;
 }
 
