@@ -7,6 +7,8 @@
 #include "tools/simulate/forked_replay.h"
 #include "tools/simulate/platform_spec.h"
 
+#include <optional>
+
 namespace omnib {
 namespace {
 
@@ -100,6 +102,32 @@ TEST(Replay, TakesWhatTheLinksAllowInTheScheduledOrder) {
   Calibration slow;
   slow.bandwidth_factor = 0.5;
   EXPECT_NEAR(replay_in_child(one, star, slow).value().time_s, 2.002, 1e-6);
+}
+
+}  // namespace
+}  // namespace omnib
+
+namespace omnib {
+namespace {
+
+// A paced fan-out keeps its sender's link busy: 1000 messages of 2 kB
+// one after another to 10 peers take what their bytes take at line rate,
+// plus one path's latency, whatever the latency.
+TEST(Replay, APacedChainKeepsTheLinkBusy) {
+  if (!simulator_available()) GTEST_SKIP() << "this build lacks SimGrid";
+  PlatformSpec star;
+  star.link_rate_bps = 100'000'000'000;
+  star.latency_s = 1e-6;
+  MessageSchedule chain(11);
+  std::optional<uint32_t> before;
+  for (int k = 0; k < 1000; ++k) {
+    std::vector<MessageDep> deps;
+    if (before) deps.push_back({*before, true});
+    before = chain.add(0, 1 + k % 10, 2000, deps);
+  }
+  auto t = replay_in_child(chain, star, Calibration{});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_NEAR(t.value().time_s, 1000 * 2000 / 12.5e9 + 2e-6, 1e-7);
 }
 
 }  // namespace

@@ -4,7 +4,9 @@
 // fan-out to many peers, paced when FlowLimits says so.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tools/schedule/message_schedule.h"
@@ -27,28 +29,25 @@ class LinkWindow {
 };
 
 // A rank's messages of one fan-out to its peers. Unpaced it adds nothing
-// (they all go at once, as the protocols send them); paced, each starts
-// once the one before has left the sender's link at line rate, and at most
-// FlowLimits::paced_window of them are unfinished (a link shared with
-// another fan-out falls behind the pace; unbounded, its flows would pile up).
+// (they all go at once, as the protocols send them); paced, message k
+// starts once message k - lanes has left the sender (its latency still to
+// come): `lanes` of them move bytes at once, the rest wait their turn
+// (FlowLimits::paced_lanes says what that trades).
 class PacedFanOut {
  public:
-  PacedFanOut(bool pace, size_t window) : pace_(pace), window_(window), last_(window, 0) {}
+  PacedFanOut(bool pace, size_t lanes) : pace_(pace), last_(pace ? std::max<size_t>(1, lanes) : 0) {}
   void deps_for_next(std::vector<MessageDep>& deps) const {
-    if (!pace_ || sent_ == 0) return;
-    deps.push_back({last_[(sent_ - 1) % window_], true});
-    if (sent_ >= window_) deps.push_back({last_[sent_ % window_], false});
+    if (pace_ && sent_ >= last_.size()) deps.push_back({last_[sent_ % last_.size()], true});
   }
   void sent(uint32_t id) {
     if (!pace_) return;
-    last_[sent_ % window_] = id;
+    last_[sent_ % last_.size()] = id;
     ++sent_;
   }
 
  private:
   bool pace_;
-  size_t window_;
-  std::vector<uint32_t> last_;  // the last `window_` messages, a ring
+  std::vector<uint32_t> last_;  // the last `lanes` messages, a ring
   size_t sent_ = 0;
 };
 

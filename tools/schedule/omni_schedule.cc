@@ -96,7 +96,7 @@ class OmniScheduleBuilder final : public BatchVisitor {
     for (auto& [s, ref] : pending_) stream(w, s).push_back(ref);
     pending_.clear();
     pending_worker_ = -1;
-    PacedFanOut fan_out(pace_, in_.flows.paced_window);
+    PacedFanOut fan_out(pace_, in_.flows.paced_lanes);
     std::vector<MessageDep> deps;
     const int peers = plan_.direct ? workers_ - 1 : shards_;
     for (int k = 0; k < peers; ++k) {
@@ -126,7 +126,7 @@ class OmniScheduleBuilder final : public BatchVisitor {
     depended_.assign(static_cast<size_t>(workers_), -1);
     last_join_.reset();
     result_links_.assign(static_cast<size_t>(schedule_.ranks()), LinkWindow(window_));
-    result_fan_out_ = PacedFanOut(pace_, in_.flows.paced_window);
+    result_fan_out_ = PacedFanOut(pace_, in_.flows.paced_lanes);
   }
 
   // A result batch of `shard`: the join of what it waits for, then a

@@ -108,7 +108,7 @@ void add_owner_exchange(const ScheduleInputs& in, const InputSupport& support, c
   std::vector<double> part_bytes_in(static_cast<size_t>(n), 0);
   std::vector<MessageDep> deps;
   for (int r = 0; r < n; ++r) {
-    PacedFanOut fan_out(pace, in.flows.paced_window);
+    PacedFanOut fan_out(pace, in.flows.paced_lanes);
     for (int k = 0; k < n - 1; ++k) {
       const int j = rotated_peer(r, n, k);
       const Slice& region = regions[static_cast<size_t>(j)];
@@ -130,7 +130,7 @@ void add_owner_exchange(const ScheduleInputs& in, const InputSupport& support, c
     const Slice& region = regions[static_cast<size_t>(j)];
     const uint64_t bytes =
         sum_of(smaller_stream_frames(support.sum_elements(region.begin, region.end()), region.length, c.elem_size));
-    PacedFanOut fan_out(pace, in.flows.paced_window);
+    PacedFanOut fan_out(pace, in.flows.paced_lanes);
     for (int k = 0; k < n - 1; ++k) {
       const int r = rotated_peer(j, n, k);
       deps.assign({{reduced, false}});
@@ -170,7 +170,7 @@ MessageSchedule oktopk_schedule(const ScheduleInputs& in) {
         stream_frame_bytes(cells, kHistogramCountBytes, chunk_capacity(true, kHistogramCountBytes)));
     for (auto& waiting : counts_in) waiting.clear();
     for (int r = 0; r < n; ++r) {
-      PacedFanOut fan_out(pace, in.flows.paced_window);
+      PacedFanOut fan_out(pace, in.flows.paced_lanes);
       for (int k = 0; k < n - 1; ++k) {
         const int j = rotated_peer(r, n, k);
         deps.clear();

@@ -16,7 +16,7 @@ std::vector<sg4::Host*> star(const PlatformSpec& spec, int ranks, double bytes_p
     // Split duplex: each direction its own rate, as a full-duplex NIC and
     // the emulated veth links have. The route to the switch goes UP, the
     // way back (symmetrical) DOWN.
-    sg4::Link* link = zone->create_split_duplex_link("link" + std::to_string(r), bytes_per_s)->set_latency(spec.latency_s);
+    sg4::Link* link = zone->create_split_duplex_link("link" + std::to_string(r), bytes_per_s)->set_latency(0);
     zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
                     {sg4::LinkInRoute(link, sg4::LinkInRoute::Direction::UP)}, true);
     hosts.push_back(h);
@@ -41,10 +41,9 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec, int ranks) {
   sg4::NetZone* zone = nullptr;
   if (spec.kind == TopologyKind::kFatTree) {
     zone = sg4::create_fatTree_zone("cluster", nullptr, sg4::FatTreeParams(spec.levels, spec.down, spec.up, spec.count),
-                                    host_callbacks(), bytes_per_s, spec.latency_s,
-                                    sg4::Link::SharingPolicy::SPLITDUPLEX);
+                                    host_callbacks(), bytes_per_s, 0, sg4::Link::SharingPolicy::SPLITDUPLEX);
   } else {
-    zone = sg4::create_torus_zone("cluster", nullptr, spec.dims, host_callbacks(), bytes_per_s, spec.latency_s,
+    zone = sg4::create_torus_zone("cluster", nullptr, spec.dims, host_callbacks(), bytes_per_s, 0,
                                   sg4::Link::SharingPolicy::SPLITDUPLEX);
   }
   zone->seal();

@@ -1,5 +1,7 @@
 // Builds a PlatformSpec in the current SimGrid engine: one host per rank
 // (named by rank), its links, the routes. Call once, before the engine runs.
+// The links are built without latency: the replay adds a path's latency
+// after its bytes have left (simgrid_replay.cc says why).
 #pragma once
 
 #include <vector>

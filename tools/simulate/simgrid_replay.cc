@@ -3,6 +3,15 @@
 // sender's host, then a Comm) once its dependencies are met; its arrival
 // meets its dependents'. SimGrid holds only what is in flight, so memory
 // follows the concurrency, not the schedule's length.
+//
+// Latency is added here, not by SimGrid: the links have none, a Comm ends
+// when its last byte has left (what a paced dependent waits for), and the
+// message arrives its path's latency later (links on the route times the
+// link latency, times the calibrated factor). CM02 would pay the latency
+// first; the total of one message is the same, and a sender can then
+// follow its last byte at once, as a NIC does, without keeping a window of
+// flows in flight to cover the latency: the flows SimGrid shares are only
+// those moving bytes, which is what keeps 1024 ranks tractable.
 #include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
@@ -19,8 +28,8 @@ namespace {
 
 class Replayer {
  public:
-  Replayer(const MessageSchedule& s, std::vector<sg4::Host*> hosts, double pace_bytes_per_s)
-      : s_(s), hosts_(std::move(hosts)), pace_bytes_per_s_(pace_bytes_per_s), waiting_(s.messages().size(), 0) {
+  Replayer(const MessageSchedule& s, std::vector<sg4::Host*> hosts, double link_latency_s)
+      : s_(s), hosts_(std::move(hosts)), link_latency_s_(link_latency_s), waiting_(s.messages().size(), 0) {
     // Who depends on whom: counts, then the dependents of each message (CSR).
     const auto& msgs = s.messages();
     first_dependent_.assign(msgs.size() + 1, 0);
@@ -77,18 +86,8 @@ class Replayer {
 
   void transfer(uint32_t id) {
     const ScheduledMessage& m = s_.messages()[id];
-    // Paced dependents may start once this message has left the sender's
-    // link at line rate.
-    for (uint32_t k = first_dependent_[id]; k < first_dependent_[id + 1]; ++k) {
-      if (!dependents_[k].paced) continue;
-      const uint32_t d = dependents_[k].id;
-      simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + static_cast<double>(m.bytes) / pace_bytes_per_s_,
-                                         [this, d] {
-                                           satisfy(d);
-                                           drain();
-                                         });
-    }
     if (m.local()) {
+      left(id);
       arrive(id);
       return;
     }
@@ -113,9 +112,33 @@ class Replayer {
       transfer(done.id);
     } else {
       --in_flight_;
-      arrive(done.id);
+      left(done.id);
+      const double latency = path_latency(s_.messages()[done.id]);
+      if (latency > 0) {
+        const uint32_t id = done.id;
+        simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + latency, [this, id] {
+          arrive(id);
+          drain();
+        });
+      } else {
+        arrive(done.id);
+      }
     }
     drain();
+  }
+
+  // Its last byte has left the sender: paced dependents may go.
+  void left(uint32_t id) {
+    for (uint32_t k = first_dependent_[id]; k < first_dependent_[id + 1]; ++k)
+      if (dependents_[k].paced) satisfy(dependents_[k].id);
+  }
+
+  double path_latency(const ScheduledMessage& m) {
+    if (link_latency_s_ <= 0) return 0;
+    route_.clear();
+    double ignored = 0;
+    hosts_[static_cast<size_t>(m.src)]->route_to(hosts_[static_cast<size_t>(m.dst)], route_, &ignored);
+    return static_cast<double>(route_.size()) * link_latency_s_;
   }
 
   void arrive(uint32_t id) {
@@ -131,7 +154,8 @@ class Replayer {
 
   const MessageSchedule& s_;
   const std::vector<sg4::Host*> hosts_;
-  const double pace_bytes_per_s_;
+  const double link_latency_s_;  // per link on a route, calibrated
+  std::vector<sg4::Link*> route_;
   std::vector<uint32_t> waiting_;  // dependencies not yet met, per message
   std::vector<uint32_t> first_dependent_;
   std::vector<MessageDep> dependents_;
@@ -162,12 +186,9 @@ Result<ReplayOutcome> replay_schedule(const MessageSchedule& schedule, const Pla
   // direction of a full-duplex link, which other flows may be using).
   sg4::Engine::set_config("network/model:CM02");
   sg4::Engine::set_config("network/crosstraffic:0");
-  sg4::Engine::set_config("network/latency-factor:" + number(calibration.latency_factor));
   sg4::Engine::set_config("network/bandwidth-factor:" + number(calibration.bandwidth_factor));
-  const PlatformSpec& p = platform;
-  std::vector<sg4::Host*> hosts = build_platform(p, schedule.ranks());
-  const double pace = static_cast<double>(p.link_rate_bps) / 8 * calibration.bandwidth_factor;
-  Replayer replayer(schedule, std::move(hosts), pace);
+  std::vector<sg4::Host*> hosts = build_platform(platform, schedule.ranks());
+  Replayer replayer(schedule, std::move(hosts), platform.latency_s * calibration.latency_factor);
   return replayer.run(engine);
 }
 

@@ -58,6 +58,7 @@ Result<SimulationPlan> plan_simulation(const SimulateOptions& o) {
     p.calibration = c.take();
   }
   p.flows.concurrent_flow_budget = o.concurrent_flows;
+  p.flows.paced_lanes = o.paced_lanes;
   p.run.base.net = "simulate";
   p.run.base.link_rate_bps = p.platform.link_rate_bps;
   p.run.base.link_delay_ns = static_cast<uint64_t>(delay.value().count());
@@ -77,6 +78,7 @@ RunContext context_of(const SimulationPlan& p, const std::vector<std::string>& a
                                      {"link_rate_bps", p.platform.link_rate_bps},
                                      {"latency_us", p.platform.latency_s * 1e6},
                                      {"concurrent_flows", p.flows.concurrent_flow_budget},
+                                     {"paced_lanes", p.flows.paced_lanes},
                                      {"calibration", calibration_to_json(p.calibration)},
                                      {"calibration_file", p.calibration.path}};
   ctx.environment = build_environment();

@@ -20,6 +20,12 @@ void bind_simulate_options(CLI::App& cmd, SimulateOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
       ->group("Simulation");
+  cmd.add_option("--paced-lanes", o.paced_lanes,
+                 "flows of a paced fan-out moving bytes at once: more fill the links better when receivers are "
+                 "busy, and cost the simulation far more time (docs/simulation.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{64}))
+      ->group("Simulation");
 }
 
 }  // namespace omnib

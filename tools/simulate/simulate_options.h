@@ -19,6 +19,7 @@ struct SimulateOptions {
   std::string calibration_path;        // empty: factors 1, compute free
   // Flows in flight past which fan-outs are paced (FlowLimits).
   uint64_t concurrent_flows = FlowLimits::kDefaultConcurrentFlows;
+  size_t paced_lanes = FlowLimits{}.paced_lanes;
 };
 
 void bind_simulate_options(CLI::App& cmd, SimulateOptions& o);
