@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds omni-bench and its tests without each optional backend in turn
-# (libfabric off, Gloo off, CUDA and NCCL off) and runs each build's suite;
+# (libfabric off, Gloo off, CUDA and NCCL off, SimGrid off) and runs each build's suite;
 # ci/test.sh covers the build with everything on. Each configuration has its
 # own folder (build-no-<name>/); with ccache (ci/setup.sh builds through it)
 # only the files a backend touches are compiled again.
 #
-# Usage: ci/build_configs.sh [name...]   names: fabric gloo cuda (default: all)
+# Usage: ci/build_configs.sh [name...]   names: fabric gloo cuda simgrid (default: all)
 # OMNIB_TEST_JOBS   tests run at once (default three per core, as ci/test.sh)
 # OMNIB_CONFIG_CTEST_ARGS   extra ctest arguments (e.g. -LE "gate|soak")
 set -euo pipefail
@@ -15,16 +15,17 @@ declare -A cmake_args=(
   [fabric]="-DOMNIB_USE_LIBFABRIC=OFF"
   [gloo]="-DOMNIB_USE_GLOO=OFF"
   [cuda]="-DOMNIB_USE_CUDA=OFF -DOMNIB_USE_NCCL=OFF"
+  [simgrid]="-DOMNIB_USE_SIMGRID=OFF"
 )
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(fabric gloo cuda)
+[ ${#names[@]} -gt 0 ] || names=(fabric gloo cuda simgrid)
 launcher=()
 command -v ccache >/dev/null &&
   launcher=("-DCMAKE_CXX_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;ccache"
             "-DCMAKE_CUDA_COMPILER_LAUNCHER=env;CCACHE_BASEDIR=$PWD;ccache")
 jobs=${OMNIB_TEST_JOBS:-$((3 * $(nproc)))}
 for name in "${names[@]}"; do
-  [ -n "${cmake_args[$name]:-}" ] || { echo "build_configs: unknown configuration '$name' (fabric, gloo, cuda)" >&2; exit 2; }
+  [ -n "${cmake_args[$name]:-}" ] || { echo "build_configs: unknown configuration '$name' (fabric, gloo, cuda, simgrid)" >&2; exit 2; }
   dir="build-no-$name"
   start=$SECONDS
   echo "build_configs: without $name (${cmake_args[$name]}) in $dir/"

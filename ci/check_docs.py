@@ -25,7 +25,7 @@ PATH = re.compile(r'(?<![\w./-])((?:%s)/[\w./<>{}*-]*[\w/*>}])' % '|'.join(re.es
 OUTSIDE = re.compile(r'(?<![\w.])(\.\./[\w.-]+/[\w./-]*|/work/[\w./-]+)')
 CODE_SPAN = re.compile(r'`([^`]+)`')
 OPTION = re.compile(r'(?<![\w-])(--[a-z][a-z0-9-]*)')
-SUBCOMMANDS = ('allreduce', 'list', 'sweep', 'compare', 'net', 'trace', 'plot')
+SUBCOMMANDS = ('allreduce', 'list', 'sweep', 'compare', 'net', 'trace', 'plot', 'simulate')
 NESTED = {'trace': 'summarize', 'net': 'cleanup'}  # the subcommands with one of their own
 PLANTED = ('See `docs/no-such-page.md`, run `omni-bench allreduce --no-such-option 1`, then '
            '`../elsewhere/no-such-tool.sh`.\n')

@@ -13,6 +13,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgloo-dev libfabric-dev libfabric-bin rdma-core libibverbs-dev libuv1-dev libssl-dev
   iproute2 python3 python3-matplotlib
+  # the flow-level network simulator under `omni-bench simulate` (docs/simulation.md)
+  libsimgrid-dev
   clang libclang-rt-14-dev
   # real launchers for the launcher tests (tests/launchers/, docs/cluster.md)
   openmpi-bin slurmctld slurmd slurm-client munge

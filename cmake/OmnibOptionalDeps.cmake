@@ -56,3 +56,14 @@ if(PKG_CONFIG_FOUND)
   endif()
 endif()
 omnib_resolve(LIBFABRIC _fabric_found)
+
+# SimGrid (Debian libsimgrid-dev, 3.32): the flow-level network simulator
+# under `omni-bench simulate` (docs/simulation.md).
+set(_simgrid_found FALSE)
+if(PKG_CONFIG_FOUND AND NOT OMNIB_USE_SIMGRID STREQUAL "OFF")
+  pkg_check_modules(SIMGRID QUIET IMPORTED_TARGET simgrid)
+  if(SIMGRID_FOUND)
+    set(_simgrid_found TRUE)
+  endif()
+endif()
+omnib_resolve(SIMGRID _simgrid_found)

@@ -166,4 +166,22 @@ void count_nonzeros(const void* tensor, size_t elem_size, const std::vector<Slic
     count_words(static_cast<const uint32_t*>(tensor), cells, counts);
 }
 
+std::vector<Slice> balanced_regions(const InputSupport& s, std::vector<size_t>& rounds) {
+  BalancedSplit split;
+  split.reset(s.count(), s.nodes());
+  for (bool more = true; more; more = split.finish_round()) {
+    const std::vector<Slice>& cells = split.round_cells();
+    rounds.push_back(cells.size());
+    std::vector<uint32_t> counts(cells.size());
+    for (int r = 0; r < s.nodes(); ++r) {
+      for (size_t i = 0; i < cells.size(); ++i)
+        counts[i] = static_cast<uint32_t>(s.elements(r, cells[i].begin, cells[i].end()));
+      split.add_counts(counts.data());
+    }
+  }
+  std::vector<Slice> regions;
+  for (int j = 0; j < s.nodes(); ++j) regions.push_back(split.region(j));
+  return regions;
+}
+
 }  // namespace omnib

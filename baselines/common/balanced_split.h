@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "baselines/common/even_partition.h"
+#include "engine/blocks/input_support.h"
 
 namespace omnib {
 
@@ -78,5 +79,14 @@ class BalancedSplit {
 // written to counts[i]. An element is non-zero when any of its bits is set
 // (as in extract_pairs).
 void count_nonzeros(const void* tensor, size_t elem_size, const std::vector<Slice>& cells, uint32_t* counts);
+
+// Ok-Topk's histogram counts stream as dense 4-byte elements.
+inline constexpr size_t kHistogramCountBytes = sizeof(uint32_t);
+
+// The split every rank of Ok-Topk computes, run on the counts of the actual
+// inputs: every round's cells counted per rank, as each rank counts its own.
+// Returns the regions; `rounds` gets the number of cells of every histogram
+// round (the model and the simulator's schedule count the same rounds).
+std::vector<Slice> balanced_regions(const InputSupport& s, std::vector<size_t>& rounds);
 
 }  // namespace omnib

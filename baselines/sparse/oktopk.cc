@@ -16,7 +16,7 @@ constexpr uint32_t kTagReduce = 3;
 constexpr uint32_t kTagAllgather = 4;
 
 // Histogram counts travel as a dense stream of 4-byte elements.
-constexpr size_t kCountBytes = sizeof(uint32_t);
+constexpr size_t kCountBytes = kHistogramCountBytes;
 
 VectorView counts_view(const std::vector<uint32_t>& counts) {
   VectorView v;
@@ -201,32 +201,11 @@ double histogram_bytes(double cells) {
                            static_cast<double>(chunk_capacity(true, kCountBytes)));
 }
 
-// The algorithm's own split, run on the counts of the actual inputs: every
-// round's cells counted per rank, as each rank counts its own. Returns the
-// regions; `rounds` gets the number of cells of every histogram round.
-std::vector<Slice> split_of(const InputSupport& s, std::vector<size_t>& rounds) {
-  BalancedSplit split;
-  split.reset(s.count(), s.nodes());
-  for (bool more = true; more; more = split.finish_round()) {
-    const std::vector<Slice>& cells = split.round_cells();
-    rounds.push_back(cells.size());
-    std::vector<uint32_t> counts(cells.size());
-    for (int r = 0; r < s.nodes(); ++r) {
-      for (size_t i = 0; i < cells.size(); ++i)
-        counts[i] = static_cast<uint32_t>(s.elements(r, cells[i].begin, cells[i].end()));
-      split.add_counts(counts.data());
-    }
-  }
-  std::vector<Slice> regions;
-  for (int j = 0; j < s.nodes(); ++j) regions.push_back(split.region(j));
-  return regions;
-}
-
 // Counted from the inputs: every rank sends every peer its histogram of each
 // round, its part of the peer's region, and (as owner) its reduced region.
 WireCost exact_cost(const CostInputs& c, const InputSupport& s) {
   std::vector<size_t> rounds;
-  const std::vector<Slice> regions = split_of(s, rounds);
+  const std::vector<Slice> regions = balanced_regions(s, rounds);
   double histograms = 0;
   for (size_t cells : rounds) histograms += histogram_bytes(static_cast<double>(cells));
   std::vector<double> sent(static_cast<size_t>(c.nodes), (c.nodes - 1) * histograms);

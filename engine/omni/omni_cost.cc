@@ -16,7 +16,15 @@ double batch_bytes(EncodingPolicy policy, const BatchShape& shape, size_t elem_s
          kBatchOverheadBytes;
 }
 
-WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
+namespace {
+
+// The plan and the cost of the route it takes.
+struct PlannedCost {
+  OmniPlan plan;
+  WireCost cost;
+};
+
+PlannedCost plan_and_cost(const CostInputs& c, bool dense) {
   const int all = c.aggregators > 0 ? c.aggregators : c.nodes;
   // As the engine deals the tensor: a small one to fewer shards.
   const int shards = ShardMap::active_shards(c.omni.block_size * c.elem_size, BlockLayout(c.count, c.omni.block_size).num_blocks(), all);
@@ -27,18 +35,26 @@ WireCost omni_analytic_cost(const CostInputs& c, bool dense) {
     return exact ? exact_cost(c, dense, shards, direct) : estimated_cost(c, dense, shards, direct);
   };
   const bool possible = !dense && c.aggregators == 0 && c.nodes > 1;
-  if (c.omni.route != RoutePolicy::kAuto || !possible)
-    return cost_of(possible ? c.omni.route : RoutePolicy::kShards).cost;
+  if (c.omni.route != RoutePolicy::kAuto || !possible) {
+    const RoutePolicy route = possible ? c.omni.route : RoutePolicy::kShards;
+    return {{shards, route == RoutePolicy::kDirect, exact}, cost_of(route).cost};
+  }
   // Auto: the first call takes the shards route, the next the route its
   // traffic picks, and so on (route_choice.h); a warm call is where that
   // settles. Were it to alternate, no one call's bytes are the model's.
   const RouteCost first = cost_of(RoutePolicy::kShards);
   if (next_route(c.omni.route, RoutePolicy::kShards, first.traffic, c.nodes, possible) == RoutePolicy::kShards)
-    return first.cost;
+    return {{shards, false, exact}, first.cost};
   RouteCost warm = cost_of(RoutePolicy::kDirect);
   if (next_route(c.omni.route, RoutePolicy::kDirect, warm.traffic, c.nodes, possible) != RoutePolicy::kDirect)
     warm.cost.exact = false;
-  return warm.cost;
+  return {{shards, true, warm.cost.exact}, warm.cost};
 }
+
+}  // namespace
+
+WireCost omni_analytic_cost(const CostInputs& c, bool dense) { return plan_and_cost(c, dense).cost; }
+
+OmniPlan omni_plan(const CostInputs& c, bool dense) { return plan_and_cost(c, dense).plan; }
 
 }  // namespace omnib

@@ -10,4 +10,14 @@ namespace omnib {
 
 WireCost omni_analytic_cost(const CostInputs& c, bool dense);
 
+// How a call of these inputs travels: over how many shards (a small tensor
+// is dealt to fewer) and by which route (auto: the one a warm call settles
+// on), and whether the model counts it exactly (from c.support, or dense).
+struct OmniPlan {
+  int shards = 1;
+  bool direct = false;
+  bool exact = false;
+};
+OmniPlan omni_plan(const CostInputs& c, bool dense);
+
 }  // namespace omnib

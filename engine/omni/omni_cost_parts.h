@@ -39,4 +39,18 @@ RouteCost estimated_cost(const CostInputs& c, bool dense, int shards, bool direc
 // the engine cuts its streams (omni_exact_cost.cc).
 RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct);
 
+// Told of every batch exact_cost counts, in the order the walk closes them:
+// each worker's streams (worker by worker), then each shard's result stream.
+// Blocks are the batch's first and last (an empty batch, which only ends a
+// stream, has first > last). `bytes` include the frame and batch headers. On
+// the direct route the one "shard" is 0 and its stream goes to every other
+// worker; there are no result batches. A simulator replays these.
+class BatchVisitor {
+ public:
+  virtual ~BatchVisitor() = default;
+  virtual void input_batch(int worker, int shard, double bytes, uint64_t first, uint64_t last) = 0;
+  virtual void result_batch(int shard, double bytes, uint64_t first, uint64_t last) = 0;
+};
+RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct, BatchVisitor* visitor);
+
 }  // namespace omnib

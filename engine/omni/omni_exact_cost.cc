@@ -17,8 +17,9 @@ namespace {
 
 class ExactCount {
  public:
-  ExactCount(const CostInputs& c, bool dense, int shards, bool direct)
+  ExactCount(const CostInputs& c, bool dense, int shards, bool direct, BatchVisitor* visitor)
       : c_(c),
+        visitor_(visitor),
         dense_(dense),
         direct_(direct),
         shards_(direct ? 1 : shards),
@@ -58,6 +59,7 @@ class ExactCount {
   // A stream's open batch, its last block and weight, and its closed batches' bytes.
   struct OpenStream {
     BatchShape open;
+    uint64_t first = 1;  // the open batch's first block (1 > last: empty)
     uint64_t last = 0;
     uint64_t weight = 0;
     double closed = 0;
@@ -93,16 +95,17 @@ class ExactCount {
       const bool starts = st.open.blocks > 0 && cut_.starts_new(st.last, b, st.weight);
       marks_[b] |= kInUnion | (starts ? kStartsBatch : 0);
       if (starts) {
-        st.closed += batch_bytes(policy_, st.open, c_.elem_size);
+        st.closed += close_input(w, s_of(st), st);
         st.open = BatchShape{};
         st.weight = 0;
       }
+      if (st.open.blocks == 0) st.first = b;
       add_block(st.open, st.weight, w, b);
       st.last = b;
     }
     for (int s = 0; s < shards_; ++s) {
-      const OpenStream& st = streams_[static_cast<size_t>(s)];
-      const double bytes = st.closed + batch_bytes(policy_, st.open, c_.elem_size);
+      OpenStream& st = streams_[static_cast<size_t>(s)];
+      const double bytes = st.closed + close_input(w, s, st);
       received_[static_cast<size_t>(s)] += bytes;
       if (direct_)
         sent_[static_cast<size_t>(w)] += (c_.nodes - 1) * bytes;
@@ -111,27 +114,45 @@ class ExactCount {
     }
   }
 
+  int s_of(const OpenStream& st) const { return static_cast<int>(&st - streams_.data()); }
+
+  // The open batch of worker w's stream to shard s, closed: its bytes.
+  double close_input(int w, int s, const OpenStream& st) const {
+    const double bytes = batch_bytes(policy_, st.open, c_.elem_size);
+    if (visitor_) visitor_->input_batch(w, s, bytes, st.open.blocks ? st.first : 1, st.open.blocks ? st.last : 0);
+    return bytes;
+  }
+
   // Shard s's result stream: its bytes.
   double count_results(int s) const {
     double result = 0;
     BatchShape batch;
-    uint64_t weight = 0;
+    uint64_t weight = 0, first = 1, last = 0;
+    auto close = [&] {
+      const double bytes = batch_bytes(policy_, batch, c_.elem_size);
+      if (visitor_) visitor_->result_batch(s, bytes, batch.blocks ? first : 1, batch.blocks ? last : 0);
+      result += bytes;
+    };
     map_.for_each_run(s, 0, layout_.num_blocks(), [&](uint64_t begin, uint64_t end) {
       for (uint64_t b = begin; b < end; ++b) {
         if (!(marks_[b] & kInUnion)) continue;
         const bool full = batch.blocks == cut_.result_blocks || weight >= cut_.result_weight;
         if (full || ((marks_[b] & kStartsBatch) && batch.blocks > 0)) {
-          result += batch_bytes(policy_, batch, c_.elem_size);
+          close();
           batch = BatchShape{};
           weight = 0;
         }
+        if (batch.blocks == 0) first = b;
         add_block(batch, weight, -1, b);  // a result block is the sum of the tensors
+        last = b;
       }
     });
-    return result + batch_bytes(policy_, batch, c_.elem_size);
+    close();
+    return result;
   }
 
   const CostInputs& c_;
+  BatchVisitor* const visitor_;
   const bool dense_;
   const bool direct_;
   const int shards_;
@@ -148,7 +169,11 @@ class ExactCount {
 }  // namespace
 
 RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct) {
-  return ExactCount(c, dense, shards, direct).count();
+  return ExactCount(c, dense, shards, direct, nullptr).count();
+}
+
+RouteCost exact_cost(const CostInputs& c, bool dense, int shards, bool direct, BatchVisitor* visitor) {
+  return ExactCount(c, dense, shards, direct, visitor).count();
 }
 
 }  // namespace omnib

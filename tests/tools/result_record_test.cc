@@ -188,11 +188,47 @@ TEST(ResultRecord, SchemaDocListsEveryRecordField) {
   ResultRecord skipped;
   skipped.skipped = true;
   skipped.skip_reason = "no GPU";
+  skipped.simulated = true;  // written only by omni-bench simulate
   std::set<std::string> written;
   for (const json& j : {to_json(full_record()), to_json(skipped)})
     for (const auto& [key, value] : j.items()) written.insert(key);
   for (const auto& key : written) EXPECT_EQ(mentioned.count(key), 1u) << key << " is written but not documented";
   for (const auto& key : named) EXPECT_EQ(written.count(key), 1u) << key << " is documented but never written";
+}
+
+}  // namespace
+}  // namespace omnib
+
+namespace omnib {
+namespace {
+
+// A simulated record says so, skipped or not, with its platform in the
+// identity; a measured one has no "simulated" and an empty topology, and a
+// file of schema 6 (before simulate) loads with topology "".
+TEST(ResultRecord, SimulatedRecordsAndTheirPlatformRoundTrip) {
+  ResultRecord r = full_record();
+  r.simulated = true;
+  r.config.net = "simulate";
+  r.config.topology = "fat-tree:2;32,32;1,32;1,1";
+  auto back = record_from_json(to_json(r), kSchemaVersion, nullptr);
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_TRUE(back.value().simulated);
+  EXPECT_EQ(back.value().config.topology, r.config.topology);
+  EXPECT_EQ(back.value().config.net, "simulate");
+  r.skipped = true;
+  EXPECT_TRUE(to_json(r)["simulated"].get<bool>());
+
+  const ResultRecord measured = full_record();
+  json j = to_json(measured);
+  EXPECT_FALSE(j.contains("simulated"));
+  j["config"].erase("topology");
+  std::vector<std::string> defaulted;
+  auto old = record_from_json(j, 6, &defaulted);
+  ASSERT_TRUE(old.is_ok()) << old.status().message();
+  EXPECT_EQ(old.value().config.topology, "");
+  EXPECT_FALSE(old.value().simulated);
+  EXPECT_NE(std::find(defaulted.begin(), defaulted.end(), "topology"), defaulted.end());
+  EXPECT_FALSE(record_from_json(j, kSchemaVersion, nullptr).is_ok());  // schema 7 must have it
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "tools/net/net_command.h"
 #include "tools/plot/plot_command.h"
 #include "tools/process/library_signals.h"
+#include "tools/simulate/simulate_command.h"
 #include "tools/sweep/sweep_command.h"
 #include "tools/trace/trace_command.h"
 
@@ -116,6 +117,11 @@ int run_command_line(int argc, char** argv) {
   TraceCommandOptions trace;
   auto* trace_cmd = add_trace_command(app, trace);
 
+  SimulateOptions simulate;
+  auto* simulate_cmd = app.add_subcommand(
+      "simulate", "replay allreduce algorithms on a simulated cluster of up to 1024 ranks (SimGrid; docs/simulation.md)");
+  bind_simulate_options(*simulate_cmd, simulate);
+
   PlotOptions plot;
   auto* plot_cmd = app.add_subcommand("plot", "draw PNG and SVG figures from result files (plots/omni_plot.py)");
   bind_plot_options(*plot_cmd, plot);
@@ -124,6 +130,7 @@ int run_command_line(int argc, char** argv) {
 
   if (*list_cmd) return list_algorithms();
   if (*allreduce_cmd) return run_allreduce_command(allreduce, args);
+  if (*simulate_cmd) return run_simulate_command(simulate, args);
   if (*sweep_cmd) {
     sweep.passthrough = sweep_cmd->remaining();
     return run_sweep_command(sweep, args);

@@ -102,6 +102,9 @@ const Field kFields[] = {
     // Runs before --gpu-sync left CUDA's default: spin.
     {"gpu_sync", 6, [](const RunConfig& c) { return json(gpu_sync_name(c.gpu_sync)); },
      [](RunConfig& c, const json& j) { return read_name(j, "gpu_sync", parse_gpu_sync, c.gpu_sync); }, "spin"},
+    // Runs before `simulate` were measured, on no simulated platform.
+    {"topology", 7, [](const RunConfig& c) { return json(c.topology); },
+     [](RunConfig& c, const json& j) { return read_into(j, "topology", c.topology); }},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -150,7 +153,7 @@ nlohmann::json omitted_defaults() {
   json all = d.key();
   json out = json::object();
   for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
-                           "transport", "shard_layout", "encoding", "route", "gpu_sync"})
+                           "transport", "shard_layout", "encoding", "route", "gpu_sync", "topology"})
     out[name] = all[name];
   return out;
 }
@@ -166,7 +169,9 @@ std::string RunConfig::label() const {
   s << " " << device_name(device);
   if (inplace) s << " inplace";
   if (net != "loopback") {
-    s << " " << net << " " << format_link_rate(link_rate_bps);
+    s << " " << net;
+    if (!topology.empty()) s << " " << topology;
+    s << " " << format_link_rate(link_rate_bps);
     if (link_delay_ns) s << " " << format_link_delay(std::chrono::nanoseconds(link_delay_ns));
   }
   if (transport != "tcp") s << " transport " << transport;
@@ -211,8 +216,8 @@ Result<RunConfig> run_config_from_json(const json& j, int schema_version, std::v
     OMNIB_RETURN_IF_ERROR(f.set(c, j));
   }
   if (schema_version < 2) OMNIB_RETURN_IF_ERROR(read_legacy_link_rate(j, c, &missing));
-  if (c.net != "loopback" && c.net != "emulate")
-    return usage_error("field 'net': '" + c.net + "' is neither loopback nor emulate");
+  if (c.net != "loopback" && c.net != "emulate" && c.net != "simulate")
+    return usage_error("field 'net': '" + c.net + "' is none of loopback, emulate and simulate");
   if (defaulted) defaulted->insert(defaulted->end(), missing.begin(), missing.end());
   return c;
 }

@@ -32,14 +32,15 @@ struct RunConfig {
   uint64_t seed = 1;
   DeviceKind device = DeviceKind::kCpu;
   bool inplace = false;
-  std::string net = "loopback";  // or "emulate"
-  uint64_t link_rate_bps = 0;    // emulate only: every link's rate, each way
-  uint64_t link_delay_ns = 0;    // emulate only: every link's one-way delay
+  std::string net = "loopback";  // or "emulate", or "simulate" (omni-bench simulate)
+  uint64_t link_rate_bps = 0;    // emulate and simulate: every link's rate, each way
+  uint64_t link_delay_ns = 0;    // emulate and simulate: every link's one-way delay
   std::string transport = "tcp";
   ShardLayout shard_layout = ShardLayout::kStriped;  // how the engine deals blocks to shards (engine/blocks/shard_map.h)
   EncodingPolicy encoding = EncodingPolicy::kAuto;   // how the engine encodes blocks (engine/omni/settings/encoding_policy.h)
   RoutePolicy route = RoutePolicy::kAuto;            // how the omni engine sends non-zeros (engine/omni/settings/route_policy.h)
   GpuSync gpu_sync = GpuSync::kSpin;                 // how workers wait for their GPU (tools/config/gpu_sync.h)
+  std::string topology;  // simulate only: the simulated platform (tools/simulate/platform_spec.h); "" otherwise
 
   uint64_t count() const { return size_bytes / dtype_size(dtype); }
 

@@ -311,6 +311,7 @@ json to_json(const ResultRecord& r) {
   j["dense"] = r.dense;
   j["skipped"] = r.skipped;
   if (r.skipped) j["skip_reason"] = r.skip_reason;
+  if (r.simulated) j["simulated"] = true;
   j["analytic_bytes"] = {{"sent_per_rank_max", r.analytic_sent_per_rank_max},
                          {"sent_total", r.analytic_sent_total},
                          {"exact", r.analytic_exact}};
@@ -381,6 +382,7 @@ Result<ResultRecord> record_from_json(const json& j, int schema_version, std::ve
   }
   if (j.contains("measured_density")) OMNIB_RETURN_IF_ERROR(read_inputs(j["measured_density"], r.inputs));
   OMNIB_RETURN_IF_ERROR(read_optional_field(j, "note", r.note));
+  OMNIB_RETURN_IF_ERROR(read_optional_field(j, "simulated", r.simulated));
   if (r.skipped) return r;
   OMNIB_RETURN_IF_ERROR(read_outcome(j, schema_version, r, defaulted));
   return r;

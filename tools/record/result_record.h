@@ -24,9 +24,11 @@ namespace omnib {
 // breakdown ("profile") and the emulated link's limit ("link_limit").
 // Version 4: omni's batch encoding ("encoding" in the identity). Version 5:
 // omni's route ("route" in the identity, "routes" per record). Version 6:
-// how workers wait for their GPU ("gpu_sync" in the identity).
+// how workers wait for their GPU ("gpu_sync" in the identity). Version 7:
+// simulated records (`omni-bench simulate`: "simulated", net "simulate" and
+// "topology" in the identity).
 // docs/json-schema.md says how older files load.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 // One whole run of interleaved rounds (--repeat makes several): what compare
 // judges when it looks at the spread between runs.
@@ -156,6 +158,9 @@ struct ResultRecord {
   std::map<std::string, uint64_t> routes;    // route -> timed calls that took it (omni: "shards", "direct")
   std::optional<BestDense> vs_best_dense;    // absent when no dense algorithm ran
   std::string note;
+  // Simulated (omni-bench simulate), not measured: time_us is the
+  // simulator's, and nothing was checked or counted on a wire.
+  bool simulated = false;
 
   // False for a --duration checkpoint of a configuration that was still
   // running: its calls so far, not the measurement asked for.

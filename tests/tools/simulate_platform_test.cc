@@ -1,0 +1,134 @@
+// The simulated platform's options and the calibration file: parsed,
+// sized to the job, bounded; and (with SimGrid) replays that take what the
+// links allow, in the order the schedule says.
+#include <gtest/gtest.h>
+
+#include "tools/simulate/calibration.h"
+#include "tools/simulate/forked_replay.h"
+#include "tools/simulate/platform_spec.h"
+
+#include <optional>
+
+namespace omnib {
+namespace {
+
+TEST(PlatformSpec, ParsesAndSizesTopologies) {
+  auto star = parse_topology("star");
+  ASSERT_TRUE(star.is_ok());
+  EXPECT_TRUE(fit_to_ranks(star.value(), 1000).is_ok());
+  EXPECT_EQ(star.value().text(), "star");
+
+  auto tree = parse_topology("fat-tree");
+  ASSERT_TRUE(tree.is_ok());
+  ASSERT_TRUE(fit_to_ranks(tree.value(), 1024).is_ok());
+  EXPECT_EQ(tree.value().text(), "fat-tree:2;32,32;1,32;1,1");
+  auto small = parse_topology("fat-tree");
+  ASSERT_TRUE(fit_to_ranks(small.value(), 8).is_ok());
+  EXPECT_EQ(small.value().text(), "fat-tree:2;8,1;1,8;1,1");
+
+  auto explicit_tree = parse_topology("fat-tree:2;4,4;1,2;1,2");
+  ASSERT_TRUE(explicit_tree.is_ok());
+  EXPECT_TRUE(fit_to_ranks(explicit_tree.value(), 16).is_ok());
+  EXPECT_FALSE(fit_to_ranks(explicit_tree.value(), 8).is_ok());
+
+  auto torus = parse_topology("torus:4,4,2");
+  ASSERT_TRUE(torus.is_ok());
+  EXPECT_TRUE(fit_to_ranks(torus.value(), 32).is_ok());
+  EXPECT_EQ(torus.value().text(), "torus:4,4,2");
+
+  for (const char* bad : {"ring", "star:4", "fat-tree:0", "fat-tree:2;4;1,2;1,2", "torus:", "torus:2,x"})
+    EXPECT_FALSE(parse_topology(bad).is_ok()) << bad;
+  auto uneven = parse_topology("fat-tree:4");
+  EXPECT_FALSE(fit_to_ranks(uneven.value(), 6).is_ok());
+}
+
+TEST(Calibration, RoundTripsAndRefusesNonsense) {
+  Calibration c;
+  c.latency_factor = 1.7;
+  c.bandwidth_factor = 0.93;
+  c.rates.scan_s_per_byte = 2e-10;
+  c.rates.reduce_s_per_byte = 5e-10;
+  c.host = "vm";
+  c.command = "omni-bench simulate --calibrate";
+  c.made_utc = "2026-11-28T17:00:00Z";
+  auto back = calibration_from_json(calibration_to_json(c));
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back.value().latency_factor, 1.7);
+  EXPECT_EQ(back.value().bandwidth_factor, 0.93);
+  EXPECT_EQ(back.value().rates.reduce_s_per_byte, 5e-10);
+  EXPECT_EQ(back.value().host, "vm");
+
+  nlohmann::json j = calibration_to_json(c);
+  j["network"]["bandwidth_factor"] = 0;
+  EXPECT_FALSE(calibration_from_json(j).is_ok());
+  j = calibration_to_json(c);
+  j["compute"]["reduce_s_per_byte"] = -1;
+  EXPECT_FALSE(calibration_from_json(j).is_ok());
+  j = calibration_to_json(c);
+  j["calibration_version"] = 99;
+  EXPECT_FALSE(calibration_from_json(j).is_ok());
+  j = calibration_to_json(c);
+  j["network"]["model"] = "LV08";
+  EXPECT_FALSE(calibration_from_json(j).is_ok());
+}
+
+// 1 MB over a star of 8 Mbit/s links, 1 ms each way per link: the path has
+// two links (up, then down), so 2 ms of latency and 1 s of transfer.
+TEST(Replay, TakesWhatTheLinksAllowInTheScheduledOrder) {
+  if (!simulator_available()) GTEST_SKIP() << "this build lacks SimGrid";
+  PlatformSpec star;
+  star.link_rate_bps = 8'000'000;
+  star.latency_s = 1e-3;
+  MessageSchedule one(2);
+  one.add(0, 1, 1'000'000, {});
+  auto t = replay_in_child(one, star, Calibration{});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_NEAR(t.value().time_s, 1.002, 1e-6);
+  EXPECT_EQ(t.value().flows, 1u);
+
+  // The answer goes back once the question has arrived: twice as long.
+  MessageSchedule chain(2);
+  const uint32_t q = chain.add(0, 1, 1'000'000, {});
+  chain.add(1, 0, 1'000'000, {{q, false}});
+  EXPECT_NEAR(replay_in_child(chain, star, Calibration{}).value().time_s, 2.004, 1e-6);
+
+  // Two at once from one sender share its link; compute delays the send.
+  MessageSchedule shared(3);
+  shared.add(0, 1, 1'000'000, {});
+  shared.add(0, 2, 1'000'000, {}, 0.5);
+  EXPECT_NEAR(replay_in_child(shared, star, Calibration{}).value().time_s, 2.002, 1e-6);
+
+  // A calibrated bandwidth factor slows every flow.
+  Calibration slow;
+  slow.bandwidth_factor = 0.5;
+  EXPECT_NEAR(replay_in_child(one, star, slow).value().time_s, 2.002, 1e-6);
+}
+
+}  // namespace
+}  // namespace omnib
+
+namespace omnib {
+namespace {
+
+// A paced fan-out keeps its sender's link busy: 1000 messages of 2 kB
+// one after another to 10 peers take what their bytes take at line rate,
+// plus one path's latency, whatever the latency.
+TEST(Replay, APacedChainKeepsTheLinkBusy) {
+  if (!simulator_available()) GTEST_SKIP() << "this build lacks SimGrid";
+  PlatformSpec star;
+  star.link_rate_bps = 100'000'000'000;
+  star.latency_s = 1e-6;
+  MessageSchedule chain(11);
+  std::optional<uint32_t> before;
+  for (int k = 0; k < 1000; ++k) {
+    std::vector<MessageDep> deps;
+    if (before) deps.push_back({*before, true});
+    before = chain.add(0, 1 + k % 10, 2000, deps);
+  }
+  auto t = replay_in_child(chain, star, Calibration{});
+  ASSERT_TRUE(t.is_ok()) << t.status().message();
+  EXPECT_NEAR(t.value().time_s, 1000 * 2000 / 12.5e9 + 2e-6, 1e-7);
+}
+
+}  // namespace
+}  // namespace omnib

@@ -1,0 +1,37 @@
+// What `omni-bench simulate` takes from measurements rather than from the
+// protocols: the network model's latency and bandwidth factors (SimGrid's
+// network/latency-factor and network/bandwidth-factor of CM02) and the rates
+// of compute (ComputeRates), with the host and command that fitted them.
+// Without --calibration every factor is 1 and compute is free: the network
+// alone, as the links are specified. The file is JSON (docs/simulation.md).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/base/status.h"
+#include "tools/schedule/message_schedule.h"
+
+namespace omnib {
+
+inline constexpr int kCalibrationVersion = 1;
+
+struct Calibration {
+  double latency_factor = 1.0;    // times each path's latency
+  double bandwidth_factor = 1.0;  // share of a link's rate a flow can reach
+  ComputeRates rates;
+  // Where it came from: the file (empty for the defaults), and what made it.
+  std::string path;
+  std::string host;
+  std::string command;
+  std::string made_utc;
+};
+
+nlohmann::json calibration_to_json(const Calibration& c);
+// Every field type-checked and bounded (factors in (0, 100], rates in [0, 1e-3] s/byte).
+Result<Calibration> calibration_from_json(const nlohmann::json& j);
+Result<Calibration> read_calibration(const std::string& path);
+Status write_calibration(const std::string& path, const Calibration& c);
+
+}  // namespace omnib

@@ -1,0 +1,31 @@
+#include "tools/simulate/simulate_options.h"
+
+namespace omnib {
+
+void bind_simulate_options(CLI::App& cmd, SimulateOptions& o) {
+  bind_allreduce_options(cmd, o.run);
+  cmd.add_option("--topology", o.topology_text,
+                 "the simulated network: star (one link per host to a switch, as --net emulate), fat-tree "
+                 "(two levels, leaves of 32 hosts, full bisection), fat-tree:K (leaves of K hosts), "
+                 "fat-tree:L;D;U;C (SimGrid's), torus:X,Y,...")
+      ->capture_default_str()
+      ->group("Simulation");
+  cmd.add_option("--calibration", o.calibration_path,
+                 "the network model's factors and the compute rates, fitted to emulated runs (docs/simulation.md); "
+                 "without it the links are taken as given and compute is free")
+      ->group("Simulation");
+  cmd.add_option("--concurrent-flows", o.concurrent_flows,
+                 "flows in flight past which a rank's fan-out to its peers is paced, one after another at line "
+                 "rate (what keeps 1024 ranks in minutes; docs/simulation.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->group("Simulation");
+  cmd.add_option("--paced-lanes", o.paced_lanes,
+                 "flows of a paced fan-out moving bytes at once: more fill the links better when receivers are "
+                 "busy, and cost the simulation far more time (docs/simulation.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{64}))
+      ->group("Simulation");
+}
+
+}  // namespace omnib

@@ -1,0 +1,27 @@
+// The options of `omni-bench simulate`: those of `allreduce` for what the
+// run is (sizes, density, block size, workload, overlap, nodes, aggregators,
+// algorithms, datatype, encoding, route, -J), --link-rate and --link-delay
+// for the simulated links (each way, per link), and the platform's own.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/allreduce/allreduce_options.h"
+#include "tools/schedule/message_schedule.h"
+
+namespace omnib {
+
+struct SimulateOptions {
+  AllreduceOptions run;
+  std::string topology_text = "star";  // tools/simulate/platform_spec.h
+  std::string calibration_path;        // empty: factors 1, compute free
+  // Flows in flight past which fan-outs are paced (FlowLimits).
+  uint64_t concurrent_flows = FlowLimits::kDefaultConcurrentFlows;
+  size_t paced_lanes = FlowLimits{}.paced_lanes;
+};
+
+void bind_simulate_options(CLI::App& cmd, SimulateOptions& o);
+
+}  // namespace omnib
