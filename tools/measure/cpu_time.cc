@@ -52,13 +52,15 @@ double run_delay_us() {
 }  // namespace
 
 CpuTime process_cpu_time(CpuReading when) {
-  const double wait_before = when == CpuReading::kBeforeCall ? run_delay_us() : 0;
+  // The transport's CPU is read on the run delays' side of the CPU time.
+  const bool before = when == CpuReading::kBeforeCall;
   const bool transport = transport_cpu_accounting();
-  const double transport_before = transport && when == CpuReading::kBeforeCall ? transport_cpu_ns() / 1e3 : 0;
+  const double wait_before = before ? run_delay_us() : 0;
+  const double transport_before = transport && before ? transport_cpu_ns() / 1e3 : 0;
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   const double wait = when == CpuReading::kAfterCall ? run_delay_us() : wait_before;
-  const double transport_us = transport && when != CpuReading::kBeforeCall ? transport_cpu_ns() / 1e3 : transport_before;
+  const double transport_us = transport && !before ? transport_cpu_ns() / 1e3 : transport_before;
   return {micros(u.ru_utime), micros(u.ru_stime), wait, static_cast<double>(u.ru_nivcsw), transport_us};
 }
 

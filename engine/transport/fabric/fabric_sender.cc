@@ -77,12 +77,12 @@ Result<std::optional<uint64_t>> FabricSender::post(wire::FrameType type, uint32_
 }
 
 void FabricSender::fill(Outgoing& o, std::span<const iovec> parts, bool lend) {
-  TransportWork work;  // the copy a socket's write makes in the kernel
   if (lend) {
     for (const auto& p : parts)
       if (p.iov_len) o.parts.push_back(p);
     return;
   }
+  TransportWork work;  // the copy a socket's write makes in the kernel
   const uint64_t length = o.header.length;
   o.staging.bytes().resize(length);
   gather(parts, o.staging.bytes().data());

@@ -93,15 +93,17 @@ Status TcpConnection::send(wire::FrameType type, uint32_t tag, uint64_t seq, std
 }
 
 void TcpConnection::frame_taken_locked(size_t held_before) {
-  TransportWork work;  // on the lane that took the frame
   // The loop stopped reading at a full inbox and hears of no new data until
-  // more arrives: read on from here.
+  // more arrives: read on from here (transport work on the lane that took
+  // the frame, as the credit below; a frame taken alone is not).
   if (held_before >= read_limit_locked()) {
+    TransportWork work;
     const size_t before = core_.inbox_size_locked();
     reader_.read_available_locked(read_limit_locked());
     if (core_.inbox_size_locked() != before) core_.notify_locked(true, false);
   }
   if (queue_credit_if_due_locked()) {
+    TransportWork work;
     const uint64_t done_before = core_.done_locked();
     writer_.write_available_locked();
     core_.notify_locked(false, core_.done_locked() != done_before);
