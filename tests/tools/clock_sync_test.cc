@@ -48,12 +48,15 @@ TEST(ClockSync, KeepsTheProbeWithTheShortestRoundTrip) {
   auto offset = measure(kAhead, [&answers] {
     // Rank 0 reads its clock late on every answer but one: as if each
     // reply sat in a queue before the reading was taken.
-    if (answers++ != 5) std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    // 20 ms: on a loaded host the fast probe alone took over 3 ms, so a
+    // delay of 3 ms no longer told the kept probe from the others.
+    if (answers++ != 5) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return trace::now_ns();
   });
   ASSERT_TRUE(offset.is_ok());
   EXPECT_LE(std::abs(offset.value().offset_ns - kAhead), offset.value().error_ns);
-  EXPECT_LT(offset.value().error_ns, 1'500'000);
+  // A delayed probe's error is at least half its delay.
+  EXPECT_LT(offset.value().error_ns, 10'000'000);
 }
 
 TEST(ClockSync, AProbeOfTheWrongKindIsRefused) {
