@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/build_features.h"
+#include "tools/net/command_runner.h"
+#include "tools/net/net_requirements.h"
 #include "tests/support/cli_runner.h"
 
 namespace omnib {
@@ -80,6 +82,77 @@ TEST(SimulateCommand, RefusesWhatItCannotSimulate) {
     EXPECT_EQ(r.exit_code, 2) << args[1] << " " << args[2] << ": " << r.err;
     EXPECT_NE(r.err.find("omni-bench simulate:"), std::string::npos) << r.err;
   }
+}
+
+// sweep --simulate: every point simulated, resumable like any sweep.
+TEST(SimulateCommand, SweepsSimulatedNodeCounts) {
+  const std::string path = testing::temp_path("simulated-sweep.json");
+  const std::vector<std::string> args{"sweep", "--simulate", "--nodes", "2,16", "--algo", "ring,omni", "--density",
+                                      "0.01", "--sizes", "256K", "--link-rate", "10gbit", "--topology", "fat-tree",
+                                      "-J", path};
+  auto r = testing::run_cli(args, {}, kSimulateLimitSeconds);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = testing::read_json(path);
+  ASSERT_EQ(doc["results"].size(), 4u);
+  for (const json& rec : doc["results"]) {
+    EXPECT_TRUE(rec["simulated"].get<bool>());
+    EXPECT_EQ(rec["config"]["net"], "simulate");
+    EXPECT_EQ(rec["config"]["link_rate_bps"], 10'000'000'000u);
+  }
+  EXPECT_EQ(doc["results"][2]["config"]["nodes"], 16);
+  // Ring's time grows with the node count at a fixed size (2(n-1)/n of it).
+  EXPECT_GT(doc["results"][2]["time_us"]["median"].get<double>(), doc["results"][0]["time_us"]["median"].get<double>());
+  std::vector<std::string> again = args;
+  again.push_back("--resume");
+  auto resumed = testing::run_cli(again, {}, kSimulateLimitSeconds);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("2 configuration(s) already done"), std::string::npos) << resumed.err;
+  auto both = testing::run_cli({"sweep", "--simulate", "--net", "emulate", "-J", testing::temp_path("no.json")});
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+}
+
+// --against wants emulated measurements; a simulated file has none.
+TEST(SimulateCommand, ValidatesOnlyAgainstEmulatedRuns) {
+  const std::string path = testing::temp_path("not-emulated.json");
+  ASSERT_EQ(testing::run_cli({"simulate", "--nodes", "2", "-b", "64K", "-e", "64K", "--algo", "ring", "-J", path}).exit_code,
+            0);
+  auto r = testing::run_cli({"simulate", "--against", path});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no emulated measurement"), std::string::npos) << r.err;
+}
+
+// A real emulated run, simulated again and fitted: ring on two ranks is the
+// link's rate times the share of its bytes that are payload, so the fitted
+// bandwidth factor lands near the payload's share (0.95 with TCP/IP headers
+// and acknowledgements).
+TEST(SimulateCommand, HoldsItselfAgainstAnEmulatedRunAndFitsIt) {
+  if (!has_net_admin_privileges() || find_tool("ip").empty() || find_tool("tc").empty())
+    GTEST_SKIP() << "emulated links need root (CAP_NET_ADMIN) and iproute2";
+  const std::string emulated = testing::temp_path("emulated.json");
+  auto run = testing::run_cli({"allreduce", "--net", "emulate", "--link-rate", "50mbit", "--nodes", "2", "-b", "1M",
+                               "-e", "1M", "--algo", "ring,allgather", "--density", "0.1", "-n", "5", "-w", "1", "-J",
+                               emulated},
+                              {}, kSimulateLimitSeconds);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto against = testing::run_cli({"simulate", "--against", emulated}, {}, kSimulateLimitSeconds);
+  ASSERT_EQ(against.exit_code, 0) << against.err;
+  EXPECT_NE(against.out.find("sim/emu"), std::string::npos) << against.out;
+  EXPECT_NE(against.out.find("# verdict:"), std::string::npos) << against.out;
+
+  const std::string calibration = testing::temp_path("calibration.json");
+  auto fit = testing::run_cli({"simulate", "--calibrate", calibration, "--against", emulated}, {},
+                              kSimulateLimitSeconds);
+  if (fit.exit_code == 2 && fit.err.find("nothing to fit") != std::string::npos)
+    GTEST_SKIP() << "this host starved both ranks: " << fit.err;
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const json c = testing::read_json(calibration);
+  const double factor = c["network"]["bandwidth_factor"].get<double>();
+  EXPECT_GT(factor, 0.85) << fit.out;
+  EXPECT_LT(factor, 1.05) << fit.out;
+  EXPECT_GE(c["fit"]["points"].get<int>(), 1);
+  EXPECT_NE(c["made_by"]["command"].get<std::string>().find("--calibrate"), std::string::npos);
+  // It refuses to overwrite what it wrote.
+  EXPECT_EQ(testing::run_cli({"simulate", "--calibrate", calibration, "--against", emulated}).exit_code, 2);
 }
 
 #else

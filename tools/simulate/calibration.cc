@@ -20,11 +20,14 @@ Status read_bounded(const nlohmann::json& j, const char* name, double low, doubl
 }  // namespace
 
 nlohmann::json calibration_to_json(const Calibration& c) {
-  return {{"calibration_version", kCalibrationVersion},
+  nlohmann::json j = {{"calibration_version", kCalibrationVersion},
           {"network", {{"model", "CM02"}, {"latency_factor", c.latency_factor}, {"bandwidth_factor", c.bandwidth_factor}}},
           {"compute",
            {{"scan_s_per_byte", c.rates.scan_s_per_byte}, {"reduce_s_per_byte", c.rates.reduce_s_per_byte}}},
           {"made_by", {{"host", c.host}, {"command", c.command}, {"utc", c.made_utc}}}};
+  if (c.fit_points > 0)
+    j["fit"] = {{"from", c.fitted_to}, {"points", c.fit_points}, {"rms_log_error", c.fit_rms_log_error}};
+  return j;
 }
 
 Result<Calibration> calibration_from_json(const nlohmann::json& j) {
@@ -51,6 +54,13 @@ Result<Calibration> calibration_from_json(const nlohmann::json& j) {
   OMNIB_RETURN_IF_ERROR(read_field(*made.value(), "host", c.host));
   OMNIB_RETURN_IF_ERROR(read_field(*made.value(), "command", c.command));
   OMNIB_RETURN_IF_ERROR(read_field(*made.value(), "utc", c.made_utc));
+  if (j.contains("fit")) {
+    auto fit = object_field(j, "fit");
+    if (!fit.is_ok()) return fit.status();
+    OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "from", c.fitted_to));
+    OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "points", c.fit_points));
+    OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "rms_log_error", c.fit_rms_log_error));
+  }
   return c;
 }
 

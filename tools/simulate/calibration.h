@@ -26,6 +26,12 @@ struct Calibration {
   std::string host;
   std::string command;
   std::string made_utc;
+  // How well it fits (absent in a file written by hand): the result files
+  // fitted, the points judged, and the root mean squared log of simulated
+  // over measured medians there.
+  std::string fitted_to;
+  size_t fit_points = 0;
+  double fit_rms_log_error = 0;
 };
 
 nlohmann::json calibration_to_json(const Calibration& c);

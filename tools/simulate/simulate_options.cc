@@ -26,6 +26,15 @@ void bind_simulate_options(CLI::App& cmd, SimulateOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{64}))
       ->group("Simulation");
+  cmd.add_option("--against", o.against,
+                 "results of --net emulate runs (comma list): simulate each measured configuration on the star its "
+                 "links made and print simulated against measured, with the points whose ranks waited for CPUs "
+                 "apart (docs/simulation.md)")
+      ->group("Validation");
+  cmd.add_option("--calibrate", o.calibrate_path,
+                 "fit a calibration to emulated runs and write it here: to --against's results, or to a small "
+                 "emulated sweep it runs first (as root; about 10 minutes)")
+      ->group("Validation");
 }
 
 }  // namespace omnib

@@ -20,6 +20,10 @@ struct SimulateOptions {
   // Flows in flight past which fan-outs are paced (FlowLimits).
   uint64_t concurrent_flows = FlowLimits::kDefaultConcurrentFlows;
   size_t paced_lanes = FlowLimits{}.paced_lanes;
+  // Validation and calibration (simulate_against.h): emulated results to
+  // simulate again and compare, and where to write a fitted calibration.
+  std::string against;
+  std::string calibrate_path;
 };
 
 void bind_simulate_options(CLI::App& cmd, SimulateOptions& o);

@@ -114,6 +114,9 @@ Result<SweepLists> lists_of(const SweepOptions& o) {
   l.algos = split_list(o.algos);
   if (o.net != "loopback" && o.net != "emulate") return usage_error("--net '" + o.net + "': use loopback or emulate");
   l.emulate = o.net == "emulate";
+  l.simulate = o.simulate;
+  if (l.simulate && l.emulate)
+    return usage_error("--simulate and --net emulate: the points are either simulated or run, choose one");
   if (!o.sizes.empty())
     l.size_args = {"--sizes", o.sizes};
   else
@@ -134,7 +137,7 @@ nlohmann::json configuration_of(const SweepLists& l) {
           {"datatypes", l.datatypes},
           {"encodings", l.encodings},
           {"link_rates", l.link_rates},
-          {"net", l.emulate ? "emulate" : "loopback"},
+          {"net", l.simulate ? "simulate" : l.emulate ? "emulate" : "loopback"},
           {"algos", l.algos},
           {"size_options", l.size_args},
           {"allreduce_options", l.passthrough}};
@@ -231,9 +234,12 @@ void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("-d,--datatype", o.datatypes, "comma list of element types (float, int32, bf16, half)")
       ->capture_default_str();
   cmd.add_option("--encoding", o.encodings, "comma list of omni batch encodings (default: allreduce's, auto)");
-  cmd.add_option("--link-rate", o.link_rates, "comma list of emulated link rates (runs with --net emulate)");
+  cmd.add_option("--link-rate", o.link_rates, "comma list of link rates: emulated (implies --net emulate), or simulated with --simulate");
   cmd.add_option("--net", o.net, "loopback, or emulate for every point (implied by --link-rate)")
       ->capture_default_str();
+  cmd.add_flag("--simulate", o.simulate,
+               "simulate every point (`omni-bench simulate`: --topology, --link-delay, --calibration pass through; "
+               "--link-rate sets the simulated links) instead of running it");
   cmd.add_option("--algo", o.algos, "comma list of algorithms (measured together at every point)")
       ->capture_default_str();
   cmd.add_option("--sizes", o.sizes, "comma list of sizes (instead of -b/-e/-f)");
@@ -243,7 +249,7 @@ void bind_sweep_options(CLI::App& cmd, SweepOptions& o) {
   cmd.add_option("-J,--json", o.json_path, "results file (required)")->required();
   cmd.add_flag("--resume", o.resume, "keep the results already in the file and skip their configurations");
   cmd.add_flag("--force", o.force, "replace an existing results file");
-  cmd.allow_extras();  // everything else goes to each allreduce run (-n, -w, -T, -d, --seed, ...)
+  cmd.allow_extras();  // everything else goes to each point's run (-n, -w, -T, -d, --seed, --topology, ...)
 }
 
 int run_sweep_command(SweepOptions& o, const std::vector<std::string>& argv) {

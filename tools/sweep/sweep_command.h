@@ -1,6 +1,7 @@
-// `omni-bench sweep`: runs `allreduce` over the cross product of comma lists,
-// relaunching ranks for every point, and collects all records in one JSON
-// file that is rewritten atomically after every point.
+// `omni-bench sweep`: runs `allreduce` (or, with --simulate, `simulate`) over
+// the cross product of comma lists, relaunching ranks for every point, and
+// collects all records in one JSON file that is rewritten atomically after
+// every point.
 #pragma once
 
 #include <string>
@@ -21,6 +22,7 @@ struct SweepOptions {
   std::string encodings;  // empty: allreduce's default
   std::string link_rates;
   std::string net = "loopback";  // emulate: every point on emulated links
+  bool simulate = false;         // every point simulated (`omni-bench simulate`), not run
   std::string algos = "omni";
   std::string sizes;  // comma list; overrides -b/-e/-f
   std::string min_bytes = "1M";

@@ -7,6 +7,7 @@
 
 #include "tools/allreduce/allreduce_options.h"
 #include "tools/common/option_values.h"
+#include "tools/simulate/simulation_plan.h"
 
 namespace omnib {
 namespace {
@@ -21,27 +22,41 @@ bool workload_fixes_density(const std::string& workload) {
   return workload == "npy" || workload.rfind("preset:", 0) == 0;
 }
 
-// Parses allreduce arguments exactly as `omni-bench allreduce` would and
-// plans them for a launcher on this machine.
-Result<RunPlan> plan_args(const std::vector<std::string>& args) {
+// Parses `args` with `bind` exactly as the command would.
+template <typename Options, typename Bind>
+Status parse_as_command(const std::vector<std::string>& args, Options& o, Bind bind) {
   CLI::App app;
-  AllreduceOptions o;
-  bind_allreduce_options(app, o);
+  bind(app, o);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()));
   }
-  OMNIB_RETURN_IF_ERROR(check_option_values(app));
+  return check_option_values(app);
+}
+
+// Plans allreduce arguments as `omni-bench allreduce` would for a launcher
+// on this machine, or simulate arguments as `omni-bench simulate` would
+// (the simulated configurations: net "simulate", the platform).
+Result<RunPlan> plan_args(const std::vector<std::string>& args, bool simulate) {
+  if (simulate) {
+    SimulateOptions o;
+    OMNIB_RETURN_IF_ERROR(parse_as_command(args, o, bind_simulate_options));
+    auto plan = plan_simulation(o);
+    if (!plan.is_ok()) return plan.status();
+    return std::move(plan.value().run);
+  }
+  AllreduceOptions o;
+  OMNIB_RETURN_IF_ERROR(parse_as_command(args, o, bind_allreduce_options));
   return plan_allreduce(o, o.nodes + o.aggregators, std::nullopt);
 }
 
-// Plans the point as allreduce would, with the sweep's sizes.
+// Plans the point as its command would, with the sweep's sizes.
 Status plan_point(SweepPoint& p, const std::vector<std::string>& size_args) {
   std::vector<std::string> planned(p.args.begin() + 1, p.args.end());
   planned.insert(planned.end(), size_args.begin(), size_args.end());
-  auto plan = plan_args(planned);
+  auto plan = plan_args(planned, p.args.front() == "simulate");
   if (!plan.is_ok()) return plan.status().with_context("point (" + p.description + "): ");
   if (!plan.value().trace.trace_path.empty())
     return usage_error(
@@ -102,8 +117,17 @@ Status for_each_combination(const std::vector<const std::vector<std::string>*>& 
 // allreduce's defaults.
 SweepPoint point_of(const SweepLists& l, const Choice& c) {
   SweepPoint p;
-  p.args = {"allreduce", "--algo",    join(l.algos, ","), "--nodes", c.nodes, "--block-size",
-            c.block,     "--overlap", c.overlap,          "-d",      c.dtype};
+  p.args = {l.simulate ? "simulate" : "allreduce",
+            "--algo",
+            join(l.algos, ","),
+            "--nodes",
+            c.nodes,
+            "--block-size",
+            c.block,
+            "--overlap",
+            c.overlap,
+            "-d",
+            c.dtype};
   p.description = "nodes " + c.nodes;
   if (!c.aggregators.empty()) {
     const std::string k = c.aggregators == "nodes" ? c.nodes : c.aggregators;
@@ -125,7 +149,7 @@ SweepPoint point_of(const SweepLists& l, const Choice& c) {
     p.args.insert(p.args.end(), {"--workload", c.workload});
     p.description += ", workload " + c.workload;
   }
-  if (l.emulate || !c.rate.empty()) p.args.insert(p.args.end(), {"--net", "emulate"});
+  if (!l.simulate && (l.emulate || !c.rate.empty())) p.args.insert(p.args.end(), {"--net", "emulate"});
   if (!c.rate.empty()) {
     p.args.insert(p.args.end(), {"--link-rate", c.rate});
     p.description += ", link " + c.rate;

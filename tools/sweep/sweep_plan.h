@@ -31,14 +31,17 @@ struct SweepLists {
   std::vector<std::string> link_rates;  // non-empty: emulated links at each rate
   std::vector<std::string> algos{"omni"};
   bool emulate = false;  // --net emulate (implied by link rates)
+  // Every point is `omni-bench simulate` (link rates then shape the
+  // simulated links; the platform's options pass through).
+  bool simulate = false;
   // How every point picks its sizes: allreduce's own size options.
   std::vector<std::string> size_args{"-b", "1M", "-e", "1M"};
   std::vector<std::string> passthrough;  // every other allreduce option, as given
 };
 
-// One point: its allreduce arguments and the plan they make.
+// One point: its allreduce (or simulate) arguments and the plan they make.
 struct SweepPoint {
-  std::vector<std::string> args;  // allreduce arguments, sizes excluded
+  std::vector<std::string> args;  // the command and its arguments, sizes excluded
   std::string description;        // "nodes 4, density 0.1, block 256"
   RunPlan plan;                   // what allreduce will do with args and the sweep's sizes
   std::vector<uint64_t> todo;     // sizes still to run (resume drops finished ones)

@@ -1,0 +1,124 @@
+#include "tools/simulate/calibration_fit.h"
+
+#include <cmath>
+
+namespace omnib {
+namespace {
+
+// The searched ranges: a flow reaches between half and all of a link (and
+// a little more: tc's buckets let short bursts pass above the rate); scans
+// and reductions run between free and 5 ns per byte (200 MB/s, far slower
+// than any host's memory); path latencies from a tenth to 100 times the
+// links' delay.
+constexpr double kLowestBandwidth = 0.5, kHighestBandwidth = 1.2;
+constexpr double kSlowestRate = 5e-9;
+constexpr double kLatencyLow = 0.1, kLatencyHigh = 100;
+constexpr int kGoldenSteps = 14;  // shrinks each range to 0.1% of itself
+
+class Objective {
+ public:
+  Objective(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate)
+      : points_(points), simulate_(simulate) {}
+
+  // The mean squared log of simulated over emulated, over the unstarved points.
+  Result<double> operator()(const Calibration& c) {
+    auto us = simulate_(c);
+    if (!us.is_ok()) return us.status();
+    ++evaluations_;
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < points_.size(); ++i) {
+      if (points_[i].starved() || points_[i].median_us <= 0) continue;
+      const double l = std::log(std::max(us.value()[i], 1e-3) / points_[i].median_us);
+      sum += l * l;
+      ++n;
+    }
+    return n ? sum / static_cast<double>(n) : 0.0;
+  }
+  size_t evaluations() const { return evaluations_; }
+
+ private:
+  const std::vector<EmulatedPoint>& points_;
+  const SimulateAll& simulate_;
+  size_t evaluations_ = 0;
+};
+
+// Golden-section search of one parameter of `best` over [low, high]; keeps
+// the best value seen (never worse than where it started).
+Status search(const FitParameter& p, Objective& f, Calibration& best, double& best_value) {
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double a = p.low, b = p.high;
+  Calibration trial = best;
+  auto at = [&](double x) -> Result<double> {
+    p.in(trial) = x;
+    auto v = f(trial);
+    if (v.is_ok() && v.value() < best_value) {
+      best_value = v.value();
+      best = trial;
+    }
+    return v;
+  };
+  double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
+  auto f1 = at(x1);
+  if (!f1.is_ok()) return f1.status();
+  auto f2 = at(x2);
+  if (!f2.is_ok()) return f2.status();
+  double v1 = f1.value(), v2 = f2.value();
+  for (int step = 0; step < kGoldenSteps; ++step) {
+    if (v1 <= v2) {
+      b = x2, x2 = x1, v2 = v1;
+      x1 = b - phi * (b - a);
+      auto v = at(x1);
+      if (!v.is_ok()) return v.status();
+      v1 = v.value();
+    } else {
+      a = x1, x1 = x2, v1 = v2;
+      x2 = a + phi * (b - a);
+      auto v = at(x2);
+      if (!v.is_ok()) return v.status();
+      v2 = v.value();
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& points, std::vector<std::string>& kept) {
+  std::vector<FitParameter> params{
+      {"bandwidth_factor", &Calibration::bandwidth_factor, nullptr, kLowestBandwidth, kHighestBandwidth},
+      {"scan_s_per_byte", nullptr, &ComputeRates::scan_s_per_byte, 0, kSlowestRate},
+      {"reduce_s_per_byte", nullptr, &ComputeRates::reduce_s_per_byte, 0, kSlowestRate},
+  };
+  bool delayed = false;
+  for (const auto& p : points) delayed = delayed || (!p.starved() && p.config.link_delay_ns > 0);
+  if (delayed)
+    params.push_back({"latency_factor", &Calibration::latency_factor, nullptr, kLatencyLow, kLatencyHigh});
+  else
+    kept.push_back("latency_factor (no point had link delay to fit it to)");
+  return params;
+}
+
+Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate,
+                                       const Calibration& start, int rounds) {
+  CalibrationFit fit;
+  for (const auto& p : points) fit.points += p.starved() ? 0 : 1;
+  if (fit.points == 0)
+    return usage_error("every measured point had ranks waiting for CPUs (5% of the call or more): nothing to fit; "
+                       "measure with fewer ranks per core or slower links");
+  const std::vector<FitParameter> params = fit_parameters(points, fit.kept);
+  Objective f(points, simulate);
+  Calibration best = start;
+  auto value = f(best);
+  if (!value.is_ok()) return value.status();
+  double best_value = value.value();
+  for (int round = 0; round < rounds; ++round)
+    for (const auto& p : params) OMNIB_RETURN_IF_ERROR(search(p, f, best, best_value));
+  for (const auto& p : params) fit.fitted.emplace_back(p.name);
+  fit.calibration = best;
+  fit.evaluations = f.evaluations();
+  fit.rms_log_error = std::sqrt(best_value);
+  return fit;
+}
+
+}  // namespace omnib

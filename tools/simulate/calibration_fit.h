@@ -1,0 +1,49 @@
+// Fits a calibration to measured points: the bandwidth factor, the compute
+// rates and (when some point had link delay) the latency factor that make
+// the simulated medians closest to the emulated ones, closest meaning the
+// least mean squared log of simulated over emulated (so that a point off by
+// 10% weighs the same at 50 ms and at 5 s). Points whose ranks waited for
+// CPUs are left out: they measured the host (emulated_points.h).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "tools/simulate/calibration.h"
+#include "tools/simulate/emulated_points.h"
+
+namespace omnib {
+
+// The simulated medians of the points under a calibration (PointSimulator).
+using SimulateAll = std::function<Result<std::vector<double>>(const Calibration&)>;
+
+// One parameter the fit moves, and the range it searches.
+struct FitParameter {
+  const char* name;
+  double Calibration::*factor = nullptr;  // or
+  double ComputeRates::*rate = nullptr;
+  double low = 0, high = 0;
+  double& in(Calibration& c) const { return factor ? c.*factor : c.rates.*rate; }
+};
+
+struct CalibrationFit {
+  Calibration calibration;
+  size_t points = 0;        // the points fitted (not starved)
+  size_t evaluations = 0;   // simulations of all of them
+  double rms_log_error = 0; // at the fitted calibration
+  std::vector<std::string> fitted, kept;  // parameter names moved, and left as they were (and why)
+};
+
+// The parameters fitted to `points`: the bandwidth factor and both compute
+// rates always, the latency factor only when some point had link delay.
+std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& points, std::vector<std::string>& kept);
+
+// Coordinate descent from `start`: each parameter in turn by golden-section
+// search over its range, `rounds` times. Usage error when no point is
+// fit to judge (all starved).
+Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate,
+                                       const Calibration& start, int rounds = 3);
+
+}  // namespace omnib

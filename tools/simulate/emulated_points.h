@@ -1,0 +1,34 @@
+// Measured points to hold simulations against: the records of `allreduce`
+// or `sweep` runs on emulated links (--net emulate), with how long each took
+// and how long its ranks waited for a CPU. A point whose ranks waited for
+// CPUs measured the host as much as the network (docs/host-bound.md): the
+// simulation, which models the network, is not judged on it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+#include "tools/config/run_config.h"
+
+namespace omnib {
+
+// A point is starved when some rank waited for a CPU this share of the call
+// or more (the bound of "the host kept up" for validation).
+inline constexpr double kStarvedWaitShare = 0.05;
+
+struct EmulatedPoint {
+  std::string algo;
+  RunConfig config;           // net "emulate"
+  double median_us = 0;       // the measured median
+  std::optional<double> wait_share;  // the most any rank waited for a CPU, over the call; absent: not measured
+  bool starved() const { return !wait_share || *wait_share >= kStarvedWaitShare; }
+};
+
+// Every emulated, finished, correct record of the files (a comma list) whose
+// algorithm has a message schedule. Usage error when a file cannot be read
+// or holds none.
+Result<std::vector<EmulatedPoint>> load_emulated_points(const std::string& files);
+
+}  // namespace omnib
