@@ -61,6 +61,10 @@ class OmniScheduleBuilder final : public BatchVisitor {
       schedule_.add_note(std::to_string(merged_results_) +
                          " result batches merged into the one before (ready at the same moment, back to back on "
                          "every stream)");
+    if (held_results_ > 0)
+      schedule_.add_note(std::to_string(held_results_) +
+                         " result batches held back to leave with their shard's last (one message per shard and "
+                         "worker: an upper bound on the time)");
     return std::move(schedule_);
   }
 
@@ -160,6 +164,18 @@ class OmniScheduleBuilder final : public BatchVisitor {
       ++merged_results_;
       return;
     }
+    // Paced (hundreds of workers), a shard's result batches go as one
+    // message per worker once the last of them is ready: the earlier ones
+    // leave later than the engine sends them (the time is an upper bound),
+    // and the flows per shard and worker fall from up to one per block to one.
+    if (pace_ && pending_result_) {
+      const uint32_t ready = schedule_.join(sr, deps, in_.rates.reduce_s_per_byte * reduced);
+      last_join_ = ready;
+      pending_result_->ready = ready;
+      pending_result_->bytes += bytes;
+      ++held_results_;
+      return;
+    }
     send_results();
     const uint32_t ready = schedule_.join(sr, deps, in_.rates.reduce_s_per_byte * reduced);
     last_join_ = ready;
@@ -219,6 +235,7 @@ class OmniScheduleBuilder final : public BatchVisitor {
   };
   std::optional<PendingResult> pending_result_;
   uint64_t merged_results_ = 0;
+  uint64_t held_results_ = 0;  // merged although ready later (paced only)
 };
 
 }  // namespace
