@@ -29,7 +29,35 @@ TEST(RankSamples, RoundTripThroughJson) {
   EXPECT_EQ(back.value().wire->sent, 1000u);
   EXPECT_EQ(back.value().wire->frames_sent, 4u);
   EXPECT_FALSE(back.value().link_bytes.has_value());
+  EXPECT_FALSE(back.value().link_retransmits.has_value());
   EXPECT_DOUBLE_EQ(back.value().cpu[1].wait_us, 3);
+}
+
+// Every rank's retransmissions add up, per timed call, into the record.
+TEST(RankSamples, RetransmissionsAddUpOverRanks) {
+  std::vector<RankSamples> ranks;
+  for (uint64_t retransmits : {12u, 0u, 30u}) {
+    RankSamples s = two_runs();
+    s.link_bytes = 5000;
+    s.link_retransmits = retransmits;
+    auto back = RankSamples::from_json(s.to_json(), 2, 3);
+    ASSERT_TRUE(back.is_ok()) << back.status().message();
+    ASSERT_EQ(back.value().link_retransmits, retransmits);
+    ranks.push_back(back.take());
+  }
+  RecordFrame frame;
+  frame.iters = 3;
+  frame.repeat = 2;
+  frame.nodes = 3;
+  ResultRecord r;
+  combine_rank_samples(frame, ranks, r);
+  ASSERT_TRUE(r.link_retransmits_per_call.has_value());
+  EXPECT_DOUBLE_EQ(*r.link_retransmits_per_call, 42.0 / 6);
+  // A rank that could not count leaves the record without the figure.
+  ranks[1].link_retransmits.reset();
+  ResultRecord partial;
+  combine_rank_samples(frame, ranks, partial);
+  EXPECT_FALSE(partial.link_retransmits_per_call.has_value());
 }
 
 TEST(RankSamples, MalformedValuesAreErrorsNamingTheField) {
@@ -140,6 +168,28 @@ TEST(RankSamples, TransportCpuPerCallAndPerWireByte) {
   ResultRecord off;
   combine_rank_samples({"omni", RunConfig{}, 3, 1, 2, true, 2}, {two_runs(), two_runs()}, off);
   EXPECT_FALSE(off.cpu->transport_us_per_call.has_value());
+}
+
+}  // namespace
+}  // namespace omnib
+
+#include "tools/net/tcp_retransmits.h"
+
+namespace omnib {
+namespace {
+
+TEST(TcpRetransmits, ReadsRetransSegsByItsColumnName) {
+  const std::string snmp =
+      "Ip: Forwarding DefaultTTL\nIp: 1 64\n"
+      "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens PassiveOpens AttemptFails EstabResets CurrEstab "
+      "InSegs OutSegs RetransSegs InErrs OutRsts InCsumErrors\n"
+      "Tcp: 1 200 120000 -1 10 9 0 0 2 5000 4000 77 0 3 0\n";
+  auto n = parse_tcp_retransmits(snmp);
+  ASSERT_TRUE(n.is_ok()) << n.status().message();
+  EXPECT_EQ(n.value(), 77u);
+  EXPECT_FALSE(parse_tcp_retransmits("Ip: Forwarding\nIp: 1\n").is_ok());
+  // This process's own namespace has the counter.
+  EXPECT_TRUE(tcp_retransmitted_segments().is_ok());
 }
 
 }  // namespace

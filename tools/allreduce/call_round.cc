@@ -36,7 +36,9 @@ Status CallRound::call(AlgoSlot& s, size_t a, SizeRun& sr, int run, bool timed, 
   OMNIB_RETURN_IF_ERROR(store_barrier(p_.store, call_name, p_.job.world()));
   const auto barrier_end = Clock::now();
   // Every rank is past the previous call: its bytes have left the queues.
-  if (p_.link_meter) OMNIB_RETURN_IF_ERROR(p_.link_meter->switch_to(timed ? std::optional<size_t>(a) : std::nullopt));
+  const std::optional<size_t> window = timed ? std::optional<size_t>(a) : std::nullopt;
+  if (p_.link_meter) OMNIB_RETURN_IF_ERROR(p_.link_meter->switch_to(window));
+  if (p_.retransmit_meter) OMNIB_RETURN_IF_ERROR(p_.retransmit_meter->switch_to(window));
   const auto wire_before = s.collective->wire_counters();
   const CpuTime cpu0 = process_cpu_time(CpuReading::kBeforeCall);
   const auto t0 = Clock::now();

@@ -34,7 +34,8 @@ struct SizeRun {
 
 class CallRound {
  public:
-  // What a round uses; all outlive it. `link_meter`: --net emulate, else null.
+  // What a round uses; all outlive it. `link_meter`, `retransmit_meter`:
+  // --net emulate, else null.
   struct Parts {
     const RunPlan& plan;
     const JobLayout& job;
@@ -42,6 +43,7 @@ class CallRound {
     const RankTensors& tensors;
     TraceCollector& tracer;
     LinkMeter* link_meter;
+    LinkMeter* retransmit_meter;
     RunResources& resources;
   };
   explicit CallRound(const Parts& parts) : p_(parts) {}

@@ -153,6 +153,9 @@ Status RankRun::measure_all_sizes() {
     auto meter = LinkMeter::for_this_rank(slots_.size());
     if (!meter.is_ok()) return meter.status();
     link_meter_ = meter.take();
+    auto retransmits = LinkMeter::retransmits_of_this_rank(slots_.size());
+    if (!retransmits.is_ok()) return retransmits.status();
+    retransmit_meter_ = retransmits.take();
   }
   for (size_t k = 0; k < plan_.sizes.size(); ++k) OMNIB_RETURN_IF_ERROR(measure_size(k, *workload.value()));
   return Status::ok();
@@ -174,8 +177,10 @@ Status RankRun::measure_size(size_t k, const Workload& workload) {
   sr.t = &tensors.value();
   for (auto& s : slots_) s.samples = RankSamples(plan_.repeat);
   if (link_meter_) link_meter_->reset();
+  if (retransmit_meter_) retransmit_meter_->reset();
   resources_->restart(sr.config.size_bytes);
-  CallRound rounds({plan_, job_, *met_.store, *tensors_, tracer_, link_meter_.get(), *resources_});
+  CallRound rounds(
+      {plan_, job_, *met_.store, *tensors_, tracer_, link_meter_.get(), retransmit_meter_.get(), *resources_});
   DurationRun duration(plan_, rounds, sample_gather(), *resources_);
   std::vector<DurationTally> tallies;  // --duration
   if (plan_.duration) {
@@ -196,7 +201,11 @@ Status RankRun::measure_size(size_t k, const Workload& workload) {
   if (link_meter_) {
     OMNIB_RETURN_IF_ERROR(store_barrier(*met_.store, sr.cfg + "/links", job_.world()));
     OMNIB_RETURN_IF_ERROR(link_meter_->switch_to(std::nullopt));
-    for (size_t a = 0; a < slots_.size(); ++a) slots_[a].samples.link_bytes = link_meter_->sent(a);
+    OMNIB_RETURN_IF_ERROR(retransmit_meter_->switch_to(std::nullopt));
+    for (size_t a = 0; a < slots_.size(); ++a) {
+      slots_[a].samples.link_bytes = link_meter_->sent(a);
+      slots_[a].samples.link_retransmits = retransmit_meter_->sent(a);
+    }
   }
   if (!plan_.trace.trace_path.empty())
     OMNIB_RETURN_IF_ERROR(collect_configuration_trace(*met_.store, sr.cfg + "/trace", job_.rank, job_.world(), tracer_,

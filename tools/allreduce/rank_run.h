@@ -76,6 +76,7 @@ class RankRun {
   std::unique_ptr<DeviceTensors> device_tensors_;  // --device cuda
   std::unique_ptr<RankTensors> tensors_;
   std::unique_ptr<LinkMeter> link_meter_;  // --net emulate: this rank's link counter
+  std::unique_ptr<LinkMeter> retransmit_meter_;  // --net emulate: its TCP's retransmitted segments
   std::optional<MemoryFloor> floor_;       // rank 0: the configuration's, when measure_floor made one
   bool any_wrong_ = false;
   ThresholdCheck thresholds_;

@@ -16,6 +16,8 @@ void add_totals(const RankSamples& batch, RankSamples& total) {
     *total.wire += *batch.wire;
   }
   if (batch.link_bytes) total.link_bytes = total.link_bytes.value_or(0) + *batch.link_bytes;
+  if (batch.link_retransmits)
+    total.link_retransmits = total.link_retransmits.value_or(0) + *batch.link_retransmits;
   total.calls_checked += batch.calls_checked;
   total.dropped_events += batch.dropped_events;
   for (const auto& [route, calls] : batch.routes) total.routes[route] += calls;

@@ -57,6 +57,8 @@ Status check_counters(const RankSamples& s, const PeerBounds& b) {
     OMNIB_RETURN_IF_ERROR(within(static_cast<double>(s.wire->frames_sent), b.max_frames(), "wire", "frames"));
   }
   if (s.link_bytes) OMNIB_RETURN_IF_ERROR(within(static_cast<double>(*s.link_bytes), b.max_bytes(), "link", "bytes"));
+  if (s.link_retransmits)  // a retransmitted segment carries at least one byte
+    OMNIB_RETURN_IF_ERROR(within(static_cast<double>(*s.link_retransmits), b.max_bytes(), "retx", "segments"));
   OMNIB_RETURN_IF_ERROR(within(static_cast<double>(s.dropped_events), b.max_frames(), "dropped", "spans"));
   for (const auto& [route, n] : s.routes)
     OMNIB_RETURN_IF_ERROR(within(static_cast<double>(n), b.max_calls(), "routes", "calls"));

@@ -37,6 +37,7 @@ json RankSamples::to_json() const {
               {"checked", calls_checked},
               {"wire", wire ? counters_json(*wire) : json(nullptr)},
               {"link", link_bytes ? json(*link_bytes) : json(nullptr)},
+              {"retx", link_retransmits ? json(*link_retransmits) : json(nullptr)},
               {"prof", call_profiles_to_json(profile)},
               {"dropped", dropped_events},
               {"routes", routes}};
@@ -85,6 +86,11 @@ Result<RankSamples> RankSamples::from_json(const json& j, int runs, int iters) {
     uint64_t link = 0;
     OMNIB_RETURN_IF_ERROR(read_field(j, "link", link));
     s.link_bytes = link;
+  }
+  if (j.contains("retx") && !j["retx"].is_null()) {
+    uint64_t retransmits = 0;
+    OMNIB_RETURN_IF_ERROR(read_field(j, "retx", retransmits));
+    s.link_retransmits = retransmits;
   }
   if (j.contains("prof")) {
     auto profile = call_profiles_from_json(j["prof"], static_cast<uint64_t>(runs) * static_cast<uint64_t>(iters));
@@ -137,11 +143,14 @@ namespace {
 // Wire and link bytes (and frames) per timed call: the busiest rank's and
 // all ranks'; absent when some rank could not count them.
 void combine_traffic(const std::vector<RankSamples>& ranks, double calls, ResultRecord& out) {
-  bool have_wire = !ranks.empty(), have_link = !ranks.empty();
+  bool have_wire = !ranks.empty(), have_link = !ranks.empty(), have_retransmits = !ranks.empty();
   double sent_max = 0, sent_total = 0, frames_max = 0, frames_total = 0, link_max = 0, link_total = 0;
+  double retransmits = 0;
   for (const RankSamples& s : ranks) {
     have_wire &= s.wire.has_value();
     have_link &= s.link_bytes.has_value();
+    have_retransmits &= s.link_retransmits.has_value();
+    if (s.link_retransmits) retransmits += static_cast<double>(*s.link_retransmits) / calls;
     if (s.wire) {
       sent_max = std::max(sent_max, static_cast<double>(s.wire->sent) / calls);
       sent_total += static_cast<double>(s.wire->sent) / calls;
@@ -163,6 +172,7 @@ void combine_traffic(const std::vector<RankSamples>& ranks, double calls, Result
     out.link_sent_per_rank_max = link_max;
     out.link_sent_total = link_total;
   }
+  if (have_retransmits) out.link_retransmits_per_call = retransmits;
 }
 
 // CPU time of all ranks per timed call, whole and run by run, and per wire byte.

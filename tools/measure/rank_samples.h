@@ -27,6 +27,7 @@ struct RankSamples {
   uint64_t calls_checked = 0;
   std::optional<ByteCounters> wire;    // over every timed call; nullopt when the backend cannot count
   std::optional<uint64_t> link_bytes;  // emulated link bytes over the timed calls
+  std::optional<uint64_t> link_retransmits;  // emulated: TCP segments retransmitted over the timed calls
   std::vector<CallProfile> profile;    // --profile: the traced timed calls
   uint64_t dropped_events = 0;         // --profile, --trace: spans lost to full buffers
   std::map<std::string, uint64_t> routes;  // timed calls per route (Collective::last_route)

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "tools/net/qdisc_counter.h"
+#include "tools/net/tcp_retransmits.h"
 
 namespace omnib {
 
@@ -15,6 +16,10 @@ Result<std::unique_ptr<LinkMeter>> LinkMeter::for_this_rank(size_t slots) {
   if (!qdisc.is_ok()) return qdisc.status().with_context("the emulated link's counter: ");
   std::shared_ptr<QdiscCounter> shared = qdisc.take();
   return on([shared] { return shared->sent_bytes(); }, slots);
+}
+
+Result<std::unique_ptr<LinkMeter>> LinkMeter::retransmits_of_this_rank(size_t slots) {
+  return on(tcp_retransmitted_segments, slots);
 }
 
 Result<std::unique_ptr<LinkMeter>> LinkMeter::on(Counter counter, size_t slots) {

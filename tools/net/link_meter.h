@@ -29,6 +29,9 @@ class LinkMeter {
   // A meter for `slots` algorithms on the shaped interface named by
   // kLinkDeviceVar. kUnavailable when it is missing or cannot be read.
   static Result<std::unique_ptr<LinkMeter>> for_this_rank(size_t slots);
+  // A meter of the TCP segments this rank retransmitted (tcp_retransmits.h),
+  // windowed the same way.
+  static Result<std::unique_ptr<LinkMeter>> retransmits_of_this_rank(size_t slots);
   // A meter on any counter (tests).
   static Result<std::unique_ptr<LinkMeter>> on(Counter counter, size_t slots);
 

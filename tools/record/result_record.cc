@@ -255,6 +255,8 @@ Status read_outcome(const json& j, int schema_version, ResultRecord& r, std::vec
   if (j.contains("link_bytes") && !j["link_bytes"].is_null()) {
     OMNIB_RETURN_IF_ERROR(read_nullable(j["link_bytes"], "sent_per_rank_max", r.link_sent_per_rank_max));
     OMNIB_RETURN_IF_ERROR(read_nullable(j["link_bytes"], "sent_total", r.link_sent_total));
+    if (j["link_bytes"].contains("retransmits_per_call"))
+      OMNIB_RETURN_IF_ERROR(read_nullable(j["link_bytes"], "retransmits_per_call", r.link_retransmits_per_call));
   }
   OMNIB_RETURN_IF_ERROR(read_field(j, "checked", r.checked));
   OMNIB_RETURN_IF_ERROR(read_field(j, "wrong_elements", r.wrong_elements));
@@ -333,7 +335,8 @@ json to_json(const ResultRecord& r) {
   if (!r.wire_note.empty()) j["wire_bytes"]["note"] = r.wire_note;
   if (r.link_sent_per_rank_max)
     j["link_bytes"] = {{"sent_per_rank_max", *r.link_sent_per_rank_max},
-                       {"sent_total", optional_number(r.link_sent_total)}};
+                       {"sent_total", optional_number(r.link_sent_total)},
+                       {"retransmits_per_call", optional_number(r.link_retransmits_per_call)}};
   j["checked"] = r.checked;
   j["correct"] = r.correct ? json(*r.correct) : json(nullptr);
   j["wrong_elements"] = r.wrong_elements;

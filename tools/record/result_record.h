@@ -132,6 +132,9 @@ struct ResultRecord {
   // Bytes the emulated links transmitted per iteration (--net emulate only).
   std::optional<double> link_sent_per_rank_max;
   std::optional<double> link_sent_total;
+  // TCP segments all ranks retransmitted per iteration (--net emulate only):
+  // packets the emulated links dropped, at switch ports under incast.
+  std::optional<double> link_retransmits_per_call;
   double analytic_sent_per_rank_max = 0;
   double analytic_sent_total = 0;
   bool analytic_exact = false;  // counted from the inputs' non-zeros (else estimated from densities)

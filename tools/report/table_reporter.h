@@ -67,6 +67,10 @@ class TableReporter final : public Reporter {
   std::optional<std::pair<std::string, double>> max_preemptions_;
   void note_cpu_wait(const ResultRecord& r);
   void print_cpu_wait();
+  // Emulated rows whose TCP retransmitted, with the segments per call.
+  std::vector<std::pair<std::string, double>> retransmitted_;
+  bool link_counted_ = false;  // some row had its retransmissions counted
+  void print_retransmits();
 
   std::string subject_;  // the first sparse algorithm that ran
   std::vector<Headline> headlines_;

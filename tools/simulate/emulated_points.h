@@ -23,6 +23,9 @@ struct EmulatedPoint {
   RunConfig config;           // net "emulate"
   double median_us = 0;       // the measured median
   std::optional<double> wait_share;  // the most any rank waited for a CPU, over the call; absent: not measured
+  // TCP segments all ranks retransmitted per call: packets the emulated links
+  // dropped, which the flow model does not model (absent: not counted).
+  std::optional<double> retransmits_per_call;
   bool starved() const { return !wait_share || *wait_share >= kStarvedWaitShare; }
 };
 
