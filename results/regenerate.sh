@@ -3,7 +3,9 @@
 # made it (results/README.md lists them). Needs root: the example study runs
 # on emulated links (docs/emulation.md).
 #
-#   results/regenerate.sh            the example study and its figures, and the CI baseline
+#   results/regenerate.sh            the example study and its figures, the emulated scaling sweeps,
+#                                    the simulation's validation and scaling (below), and the CI baseline
+#   results/regenerate.sh --simulation   only the simulation's validation and scaling
 #   results/regenerate.sh --check [DIR]    runs the example study twice (into DIR, kept, or a
 #                                          temporary folder) and checks that every speedup's
 #                                          direction reproduces (results/check_directions.py)
@@ -39,7 +41,37 @@ scaling() {
     --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 -J "$2" "${@:4}"
 }
 
+# Cluster scale by simulation (docs/simulation.md). The emulated runs the
+# simulation is held against: five algorithms at 2, 4 and 8 workers,
+# densities 0.01, 0.1 and 1, at the link rates $1 and size $2, into $3.
+validation_runs() {
+  "$bin" sweep --link-rate "$1" --nodes 2,4,8 --density 0.01,0.1,1 --algo omni,ring,tree,sparcml-split,allgather \
+    --sizes "$2" -n 3 -w 1 -J "$3" "${@:4}"
+}
+
+# The calibration fitted to the 16 MiB runs at 25 and 100 Mbit/s, the
+# simulation held against them and against 64 MiB at 50 Mbit/s (held out of
+# the fit), then node counts to 1024 on a 100 Gbit/s fat tree (the network
+# alone: this host's compute rates say nothing of a cluster's) and its plots.
+simulation() {
+  local dir=results/simulation
+  mkdir -p "$dir"
+  validation_runs 25mbit,100mbit 16M "$dir/emulated-16M.json" --force
+  "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M.json" --force \
+    > "$dir/validation-16M.txt"
+  validation_runs 50mbit 64M "$dir/emulated-64M-50mbit.json" --force
+  "$bin" simulate --against "$dir/emulated-64M-50mbit.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-64M-held-out.txt"
+  "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \
+    --sizes 16M --link-rate 100gbit --link-delay 1us --topology fat-tree -J "$dir/scaling-100gbit.json" --force
+  rm -rf plots/simulated-scaling-100gbit
+  "$bin" plot "$dir/scaling-100gbit.json" -o plots/simulated-scaling-100gbit
+}
+
 case "${1:-}" in
+  --simulation)
+    simulation
+    exit 0 ;;
   --check|--recheck)
     # The studies go into the folder given after the option (kept, to look
     # into), else into a temporary one (removed).
@@ -59,7 +91,7 @@ case "${1:-}" in
     /usr/bin/python3 results/check_directions.py "$first" "$dir/second.json"
     exit $? ;;
   "") ;;
-  *) echo "regenerate: unknown option '$1' (use --check [DIR] or --recheck [DIR])" >&2; exit 2 ;;
+  *) echo "regenerate: unknown option '$1' (use --simulation, --check [DIR] or --recheck [DIR])" >&2; exit 2 ;;
 esac
 
 study results/example-study.json --force
@@ -73,4 +105,5 @@ for point in 100mbit:omni,ring 25mbit:omni,ring 10mbit:omni; do
   rm -rf "plots/scaling-$rate"
   "$bin" plot "results/scaling-$rate.json" -o "plots/scaling-$rate"
 done
+simulation
 ci/perf_gate.sh --update

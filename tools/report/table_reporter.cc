@@ -181,7 +181,7 @@ void TableReporter::print_retransmits() {
   std::string list;
   for (const auto& [row, per_call] : retransmitted_) {
     char buf[96];
-    std::snprintf(buf, sizeof(buf), "%s%s %.0f/call", list.empty() ? "" : ", ", row.c_str(), per_call);
+    std::snprintf(buf, sizeof(buf), "%s%s %.3g/call", list.empty() ? "" : ", ", row.c_str(), per_call);
     list += buf;
   }
   list += " (segments, all ranks: the emulated links dropped packets, at switch ports under incast)";

@@ -1,9 +1,11 @@
 // Fits a calibration to measured points: the bandwidth factor, the compute
 // rates and (when some point had link delay) the latency factor that make
 // the simulated medians closest to the emulated ones, closest meaning the
-// least mean squared log of simulated over emulated (so that a point off by
-// 10% weighs the same at 50 ms and at 5 s). Points whose ranks waited for
-// CPUs are left out: they measured the host (emulated_points.h).
+// least mean Huber loss of the log of simulated over emulated (so that a
+// point off by 10% weighs the same at 50 ms and at 5 s, and points off by
+// far more, which the model cannot explain, weigh only linearly). Points
+// whose ranks waited for CPUs are left out: they measured the host
+// (emulated_points.h).
 #pragma once
 
 #include <functional>

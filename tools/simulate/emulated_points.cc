@@ -14,7 +14,8 @@ Result<std::vector<EmulatedPoint>> load_emulated_points(const std::string& files
     for (const ResultRecord& r : file.value().records) {
       if (r.config.net != "emulate" || r.simulated || r.skipped || !r.finished()) continue;
       if (r.correct == false || find_schedule(r.algo) == nullptr) continue;
-      EmulatedPoint p{r.algo, r.config, r.time_us.median, std::nullopt, r.link_retransmits_per_call};
+      EmulatedPoint p{r.algo, r.config, r.time_us.median, std::nullopt, r.link_retransmits_per_call,
+                      r.link_sent_total};
       if (r.cpu) p.wait_share = r.cpu->wait_share_max();
       points.push_back(std::move(p));
     }

@@ -17,6 +17,10 @@ namespace omnib {
 // A point is starved when some rank waited for a CPU this share of the call
 // or more (the bound of "the host kept up" for validation).
 inline constexpr double kStarvedWaitShare = 0.05;
+// A point is lossy when its TCP retransmitted this share of the bytes its
+// links carried or more (a full segment, 1448 bytes, per retransmission).
+inline constexpr double kLossyShare = 0.01;
+inline constexpr double kSegmentBytes = 1448;
 
 struct EmulatedPoint {
   std::string algo;
@@ -26,7 +30,12 @@ struct EmulatedPoint {
   // TCP segments all ranks retransmitted per call: packets the emulated links
   // dropped, which the flow model does not model (absent: not counted).
   std::optional<double> retransmits_per_call;
+  std::optional<double> link_bytes_per_call;  // all ranks' links
   bool starved() const { return !wait_share || *wait_share >= kStarvedWaitShare; }
+  bool lossy() const {
+    return retransmits_per_call && link_bytes_per_call && *link_bytes_per_call > 0 &&
+           *retransmits_per_call * kSegmentBytes >= kLossyShare * *link_bytes_per_call;
+  }
 };
 
 // Every emulated, finished, correct record of the files (a comma list) whose

@@ -53,10 +53,11 @@ Status run_calibration_sweep(const std::string& json, bool force) {
   return Status::ok();
 }
 
-std::vector<EmulatedPoint> unstarved(const std::vector<EmulatedPoint>& points) {
+// The points a fit can use: the host kept up, and the links lost (almost) nothing.
+std::vector<EmulatedPoint> fittable(const std::vector<EmulatedPoint>& points) {
   std::vector<EmulatedPoint> kept;
   for (const auto& p : points)
-    if (!p.starved()) kept.push_back(p);
+    if (!p.starved() && !p.lossy()) kept.push_back(p);
   return kept;
 }
 
@@ -65,15 +66,17 @@ Result<Calibration> calibrate(const SimulateOptions& o, const std::string& resul
                               const std::vector<std::string>& argv) {
   auto all = load_emulated_points(results);
   if (!all.is_ok()) return all.status();
-  const std::vector<EmulatedPoint> points = unstarved(all.value());
+  const std::vector<EmulatedPoint> points = fittable(all.value());
   if (points.empty())
     return usage_error("every point of " + results +
-                       " had ranks waiting for CPUs (5% of the call or more): nothing to fit; measure with fewer "
-                       "ranks per core or slower links");
+                       " had ranks waiting for CPUs (5% of the call or more) or links losing packets (1% of their "
+                       "bytes retransmitted): nothing to fit; measure with fewer ranks per core, slower links, or "
+                       "fewer ranks sending to one");
   auto simulator = PointSimulator::prepare(points);
   if (!simulator.is_ok()) return simulator.status();
   PointSimulator& sim = *simulator.value();
-  std::fprintf(stderr, "omni-bench simulate: fitting %zu point(s) of %zu configuration(s) (%zu starved left out)\n",
+  std::fprintf(stderr,
+               "omni-bench simulate: fitting %zu point(s) of %zu configuration(s) (%zu starved or lossy left out)\n",
                points.size(), sim.configurations(), all.value().size() - points.size());
   auto fit = fit_calibration(points, [&](const Calibration& c) { return sim.simulated_us(c); }, start);
   if (!fit.is_ok()) return fit.status();

@@ -33,7 +33,10 @@ struct ValidationSummary {
   bool holds(const ValidationBound& b) const;
 };
 
-ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const ValidationBound& bound);
+// Over the points judged, or (`loss_free`) only those whose links lost no
+// more than kLossyShare of their bytes.
+ValidationSummary summarize_validation(const std::vector<ValidationRow>& rows, const ValidationBound& bound,
+                                       bool loss_free = false);
 
 // The table (judged points first, then the starved ones) and the verdict.
 void print_validation(std::FILE* out, const std::vector<ValidationRow>& rows, const ValidationBound& bound);
