@@ -45,7 +45,7 @@ from plot_setup import EXIT_USAGE, load_matplotlib
 
 load_matplotlib("omni_plot")
 import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
-from matplotlib.ticker import FuncFormatter, MaxNLocator  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter  # noqa: E402
 from plot_style import algo_style, labelled_ticks, readable_axis  # noqa: E402
 
 # Fields that identify a configuration: read from the files ("identity_fields",
@@ -138,11 +138,23 @@ def load_records(paths):
     return list(by_key.values())
 
 
+def topology_family(rec):
+    """A simulated platform sized to its node count ("fat-tree:2;32,8;1,32;1,1"
+    at 256 nodes) differs at every node count; the time-vs-nodes figure
+    puts them on one line by their family ("fat-tree")."""
+    topology = rec.get("topology")
+    if isinstance(topology, str) and ":" in topology:
+        return dict(rec, topology=topology.split(":", 1)[0])
+    return rec
+
+
 def one_aggregator_per_worker(records):
     """Records for the time-vs-nodes figure. A sweep with one dedicated
     aggregator per worker (`--aggregators nodes`) changes both counts
     together; those records get aggregators="one per worker" so that they
-    form one series, like a fixed count or colocated shards do."""
+    form one series, like a fixed count or colocated shards do. Simulated
+    platforms go by their topology's family (topology_family)."""
+    records = [topology_family(r) for r in records]
     fields = [k for k in CONFIG_FIELDS if k not in ("nodes", "aggregators")]
     groups = {}
     for rec in records:
@@ -310,17 +322,26 @@ def plot_sweep(writer, records, varying, axis_field, kind, name, xlabel, log_x_d
             any_wrong = flag_wrong(ax, [(r[axis_field], r["time_us"]["median"]) for r in pts
                                         if r.get("correct") is False], any_wrong)
         xs_all = [r[axis_field] for r in recs]
-        if log_x_default is True or (log_x_default is None and spans_decade(xs_all)):
+        # Simulated node counts reach 1024: past a 16-fold span, powers of
+        # two on a log axis, and times (which then span decades) on one too.
+        wide_nodes = axis_field == "nodes" and max(xs_all) >= 16 * min(xs_all)
+        if wide_nodes:
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_locator(FixedLocator(sorted(set(xs_all))))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: "%d" % v))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        elif log_x_default is True or (log_x_default is None and spans_decade(xs_all)):
             ax.set_xscale("log", base=2 if size_axis else 10)
         if size_axis:
             ax.xaxis.set_major_formatter(size_formatter())
         elif ax.get_xscale() == "log":
             readable_axis(ax, "x", log=True)
-        if axis_field == "nodes":
+        if axis_field == "nodes" and not wide_nodes:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         # Against node count the question is whether time grows: a linear
-        # axis from zero shows that for every series, however far apart.
-        log_time = axis_field != "nodes" and spans_decade([r["time_us"]["median"] for r in recs])
+        # axis from zero shows that for every series, however far apart,
+        # unless the nodes span so much that times span decades.
+        log_time = (axis_field != "nodes" or wide_nodes) and spans_decade([r["time_us"]["median"] for r in recs])
         if log_time:
             ax.set_yscale("log")
         readable_axis(ax, "y", log=log_time, from_zero=True)

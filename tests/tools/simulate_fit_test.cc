@@ -112,6 +112,28 @@ TEST(CalibrationFit, FindsTheFactorsAndRatesThatMadeThePoints) {
   EXPECT_EQ(fit_calibration(starved, simulate, Calibration{}).status().code(), Code::kUsage);
 }
 
+// A point whose TCP retransmitted 1% of its links' bytes or more lost
+// packets (incast): judged, but summarized apart and never fitted.
+TEST(Validation, SetsLossyPointsApart) {
+  std::vector<EmulatedPoint> points;
+  for (int i = 0; i < 4; ++i) points.push_back(point(100, 0.01));
+  points[3].link_bytes_per_call = 1e6;
+  points[3].retransmits_per_call = 6.0;  // 8.7 kB: 0.9%, not lossy
+  EXPECT_FALSE(points[3].lossy());
+  points[3].retransmits_per_call = 7.0;  // 10.1 kB: 1%
+  EXPECT_TRUE(points[3].lossy());
+  std::vector<ValidationRow> rows;
+  for (const auto& p : points) rows.push_back({&p, 101});
+  rows[3].simulated_us = 70;
+  const ValidationBound bound;
+  const ValidationSummary all = summarize_validation(rows, bound);
+  EXPECT_EQ(all.judged, 4u);
+  EXPECT_FALSE(all.holds(bound));
+  const ValidationSummary clean = summarize_validation(rows, bound, true);
+  EXPECT_EQ(clean.judged, 3u);
+  EXPECT_TRUE(clean.holds(bound));
+}
+
 TEST(CalibrationFit, FitsTheLatencyFactorWhenLinksHadDelay) {
   std::vector<std::string> kept;
   std::vector<EmulatedPoint> points{point(100, 0.0)};
