@@ -132,7 +132,7 @@ std::vector<std::string> calibration_sweep_args(const std::string& json) {
   return {"sweep",   "--link-rate", "25mbit,100mbit", "--nodes", "2,4",     "--density",
           "0.01,0.1,1", "--algo",      "omni,ring,tree,sparcml-split,allgather",
           "--sizes", "4M",          "-n",             "3",       "-w",      "1",
-          "--link-delay", "1ms",    "-J",             json};
+          "-J",      json};
 }
 
 int run_simulate_against(const SimulateOptions& o, const std::vector<std::string>& argv) {

@@ -18,8 +18,10 @@ int run_simulate_against(const SimulateOptions& options, const std::vector<std::
 
 // The emulated sweep --calibrate runs when no results are given: omni,
 // ring, tree, sparcml-split and allgather at 2 and 4 workers, densities
-// 0.01, 0.1 and 1, 4 MiB, 25 and 100 Mbit/s, with 1 ms link delay (the
-// `omni-bench sweep` arguments, results to `json`).
+// 0.01, 0.1 and 1, 4 MiB, 25 and 100 Mbit/s, no link delay (delay needs
+// the kernel's sch_netem, which not every host has; give --against runs with
+// --link-delay to fit the latency factor) (the `omni-bench sweep`
+// arguments, results to `json`).
 std::vector<std::string> calibration_sweep_args(const std::string& json);
 
 }  // namespace omnib
