@@ -1,7 +1,7 @@
 // Measured points to hold simulations against: the records of `allreduce`
 // or `sweep` runs on emulated links (--net emulate), with how long each took
 // and how long its ranks waited for a CPU. A point whose ranks waited for
-// CPUs measured the host as much as the network (docs/host-bound.md): the
+// CPUs measured the host as much as the network (docs/profiling.md): the
 // simulation, which models the network, is not judged on it.
 #pragma once
 
