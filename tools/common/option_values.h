@@ -7,6 +7,9 @@
 // `--seed -1` to it).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "engine/base/status.h"
@@ -16,5 +19,21 @@ namespace omnib {
 // A usage error naming the first such value of `app` or of a subcommand that
 // was used; flags are not looked at.
 Status check_option_values(const CLI::App& app);
+
+// Parses `args` (no program name) into `options` with `bind`, exactly as the
+// command that binds them would, values checked as above: what a sweep's
+// point or a re-simulated measurement plans from. Usage error on a bad one.
+template <typename Options, typename Bind>
+Status parse_as_command(const std::vector<std::string>& args, Options& options, Bind bind) {
+  CLI::App app;
+  bind(app, options);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(std::string(e.what()));
+  }
+  return check_option_values(app);
+}
 
 }  // namespace omnib

@@ -20,24 +20,30 @@ class Objective {
   Objective(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate)
       : points_(points), simulate_(simulate) {}
 
-  // The mean Huber loss of the log of simulated over emulated, over the
-  // unstarved points: squared within 10%, growing only linearly beyond, so
-  // that points the model cannot explain (incast losses) do not drag the
-  // factors away from the points it can.
-  Result<double> operator()(const Calibration& c) {
+  // Over the fitted points: the mean Huber loss of the log of simulated
+  // over emulated (squared within 10%, growing only linearly beyond, so that
+  // points the model cannot explain do not drag the factors away from the
+  // points it can), and the plain rms log error the file reports.
+  struct Score {
+    double loss = 0;
+    double rms_log = 0;
+  };
+  Result<Score> operator()(const Calibration& c) {
     auto us = simulate_(c);
     if (!us.is_ok()) return us.status();
     ++evaluations_;
     const double delta = std::log(1.1);
-    double sum = 0;
+    double loss = 0, squares = 0;
     size_t n = 0;
     for (size_t i = 0; i < points_.size(); ++i) {
-      if (points_[i].starved() || points_[i].lossy() || points_[i].median_us <= 0) continue;
+      if (!points_[i].fittable()) continue;
       const double l = std::fabs(std::log(std::max(us.value()[i], 1e-3) / points_[i].median_us));
-      sum += l <= delta ? l * l : delta * (2 * l - delta);
+      loss += l <= delta ? l * l : delta * (2 * l - delta);
+      squares += l * l;
       ++n;
     }
-    return n ? sum / static_cast<double>(n) : 0.0;
+    if (n == 0) return Score{};
+    return Score{loss / static_cast<double>(n), std::sqrt(squares / static_cast<double>(n))};
   }
   size_t evaluations() const { return evaluations_; }
 
@@ -49,18 +55,19 @@ class Objective {
 
 // Golden-section search of one parameter of `best` over [low, high]; keeps
 // the best value seen (never worse than where it started).
-Status search(const FitParameter& p, Objective& f, Calibration& best, double& best_value) {
+Status search(const FitParameter& p, Objective& f, Calibration& best, Objective::Score& best_score) {
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double a = p.low, b = p.high;
   Calibration trial = best;
   auto at = [&](double x) -> Result<double> {
     p.in(trial) = x;
     auto v = f(trial);
-    if (v.is_ok() && v.value() < best_value) {
-      best_value = v.value();
+    if (!v.is_ok()) return v.status();
+    if (v.value().loss < best_score.loss) {
+      best_score = v.value();
       best = trial;
     }
-    return v;
+    return v.value().loss;
   };
   double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
   auto f1 = at(x1);
@@ -106,7 +113,7 @@ std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& point
 Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate,
                                        const Calibration& start, int rounds) {
   CalibrationFit fit;
-  for (const auto& p : points) fit.points += p.starved() || p.lossy() ? 0 : 1;
+  for (const auto& p : points) fit.points += p.fittable() ? 1 : 0;
   if (fit.points == 0)
     return usage_error("every measured point had ranks waiting for CPUs (5% of the call or more) or links losing "
                        "packets (1% of their bytes retransmitted): nothing to fit; measure with fewer ranks per core, "
@@ -114,24 +121,15 @@ Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points,
   const std::vector<FitParameter> params = fit_parameters(points, fit.kept);
   Objective f(points, simulate);
   Calibration best = start;
-  auto value = f(best);
-  if (!value.is_ok()) return value.status();
-  double best_value = value.value();
+  auto score = f(best);
+  if (!score.is_ok()) return score.status();
+  Objective::Score best_score = score.value();
   for (int round = 0; round < rounds; ++round)
-    for (const auto& p : params) OMNIB_RETURN_IF_ERROR(search(p, f, best, best_value));
+    for (const auto& p : params) OMNIB_RETURN_IF_ERROR(search(p, f, best, best_score));
   for (const auto& p : params) fit.fitted.emplace_back(p.name);
   fit.calibration = best;
   fit.evaluations = f.evaluations();
-  // What the file reports: the plain rms log error at the fit.
-  auto us = simulate(best);
-  if (!us.is_ok()) return us.status();
-  double sum = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    if (points[i].starved() || points[i].lossy() || points[i].median_us <= 0) continue;
-    const double l = std::log(std::max(us.value()[i], 1e-3) / points[i].median_us);
-    sum += l * l;
-  }
-  fit.rms_log_error = std::sqrt(sum / static_cast<double>(fit.points));
+  fit.rms_log_error = best_score.rms_log;
   return fit;
 }
 

@@ -36,6 +36,8 @@ struct EmulatedPoint {
     return retransmits_per_call && link_bytes_per_call && *link_bytes_per_call > 0 &&
            *retransmits_per_call * kSegmentBytes >= kLossyShare * *link_bytes_per_call;
   }
+  // What a calibration may be fitted to: the host kept up, the links lost (almost) nothing.
+  bool fittable() const { return !starved() && !lossy() && median_us > 0; }
 };
 
 // Every emulated, finished, correct record of the files (a comma list) whose

@@ -53,11 +53,10 @@ Status run_calibration_sweep(const std::string& json, bool force) {
   return Status::ok();
 }
 
-// The points a fit can use: the host kept up, and the links lost (almost) nothing.
 std::vector<EmulatedPoint> fittable(const std::vector<EmulatedPoint>& points) {
   std::vector<EmulatedPoint> kept;
   for (const auto& p : points)
-    if (!p.starved() && !p.lossy()) kept.push_back(p);
+    if (p.fittable()) kept.push_back(p);
   return kept;
 }
 

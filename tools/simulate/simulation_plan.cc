@@ -63,16 +63,9 @@ Result<SimulationPlan> plan_for_emulated(const RunConfig& emulated, const std::v
   std::string list;
   for (const auto& a : algos) list += (list.empty() ? "" : ",") + a;
   args.insert(args.end(), {"--algo", list});
-  CLI::App app;
   SimulateOptions o;
-  bind_simulate_options(app, o);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return usage_error("cannot simulate " + emulated.label() + ": " + e.what());
-  }
-  OMNIB_RETURN_IF_ERROR(check_option_values(app));
+  Status parsed = parse_as_command(args, o, bind_simulate_options);
+  if (!parsed.is_ok()) return parsed.with_context("cannot simulate " + emulated.label() + ": ");
   return plan_simulation(o);
 }
 

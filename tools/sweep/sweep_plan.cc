@@ -22,20 +22,6 @@ bool workload_fixes_density(const std::string& workload) {
   return workload == "npy" || workload.rfind("preset:", 0) == 0;
 }
 
-// Parses `args` with `bind` exactly as the command would.
-template <typename Options, typename Bind>
-Status parse_as_command(const std::vector<std::string>& args, Options& o, Bind bind) {
-  CLI::App app;
-  bind(app, o);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    return usage_error(std::string(e.what()));
-  }
-  return check_option_values(app);
-}
-
 // Plans allreduce arguments as `omni-bench allreduce` would for a launcher
 // on this machine, or simulate arguments as `omni-bench simulate` would
 // (the simulated configurations: net "simulate", the platform).
