@@ -16,6 +16,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${OMNI_BENCH:-build/omni-bench}"
 [[ -x "$bin" ]] || { echo "regenerate: $bin is missing: build first (ci/setup.sh)" >&2; exit 2; }
+# The emulated runs here ran bbr, the default of the host that made them:
+# named, so that a host with another default measures the same thing (it
+# needs tcp_bbr loaded: 'modprobe tcp_bbr'). docs/emulation.md, "The ranks' TCP".
+tcp_cc=(--tcp-cc bbr)
 
 # The example study: omni against the dense and sparse baselines over
 # density and node count, on block-sparse, top-k and scattered data, in fp32 and bf16,
@@ -25,7 +29,7 @@ study() {
   "$bin" sweep --net emulate --link-rate 1gbit --density 0.001,0.01,0.1,0.3,1 --nodes 2,4 \
     --workload blocks,topk,scattered -d float,bf16 \
     --algo omni,ring,ps,tree,gloo-ring-chunked,allgather,sparcml-split,oktopk --sizes 4M -n 10 -w 2 --repeat 3 \
-    -J "$1" "${@:2}"
+    "${tcp_cc[@]}" -J "$1" "${@:2}"
 }
 
 # Scaling at the link's limit: omni with one dedicated aggregator per worker
@@ -38,7 +42,7 @@ study() {
 # time-vs-nodes figure prints beside it.
 scaling() {
   "$bin" sweep --net emulate --link-rate "$1" --density 0.1 --overlap full --aggregators nodes --nodes 2,4,8 \
-    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 -J "$2" "${@:4}"
+    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 "${tcp_cc[@]}" -J "$2" "${@:4}"
 }
 
 # Cluster scale by simulation (docs/simulation.md). The emulated runs the
@@ -46,7 +50,7 @@ scaling() {
 # densities 0.01, 0.1 and 1, at the link rates $1 and size $2, into $3.
 validation_runs() {
   "$bin" sweep --link-rate "$1" --nodes 2,4,8 --density 0.01,0.1,1 --algo omni,ring,tree,sparcml-split,allgather \
-    --sizes "$2" -n 3 -w 1 -J "$3" "${@:4}"
+    --sizes "$2" -n 3 -w 1 "${tcp_cc[@]}" -J "$3" "${@:4}"
 }
 
 # The calibration fitted to the 16 MiB runs at 25 and 100 Mbit/s, the

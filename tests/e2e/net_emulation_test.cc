@@ -38,6 +38,7 @@
 #include "tools/net/net_cleanup.h"
 #include "tools/net/net_plan.h"
 #include "tools/net/net_requirements.h"
+#include "tools/net/tcp_congestion.h"
 
 namespace omnib {
 namespace {
@@ -405,6 +406,33 @@ TEST(NetEmulation, ShapedLinkDeliversItsRate) {
   }
   EXPECT_GT(best, 0.90 * shape.rate_bps) << best / 1e6 << " Mbit/s at best of three";
   EXPECT_TRUE(net.value()->tear_down().is_ok());
+  EXPECT_TRUE(leftovers_of(getpid()).empty());
+}
+
+// The congestion control a rank's namespace runs.
+std::string namespace_tcp_congestion(const std::string& netns) {
+  auto r = run_command({"ip", "netns", "exec", netns, "cat", "/proc/sys/net/ipv4/tcp_congestion_control"});
+  if (!r.is_ok() || r.value().exit_code != 0) return "(unreadable)";
+  std::string name = r.value().out;
+  while (!name.empty() && name.back() == '\n') name.pop_back();
+  return name;
+}
+
+// --tcp-cc reaches every rank's namespace; without it they keep the host's
+// default. reno, because every kernel has it and hosts rarely default to it.
+TEST(NetEmulation, RanksRunTheCongestionControlAskedFor) {
+  SKIP_UNLESS_EMULATION_WORKS();
+  LinkShape shape;
+  shape.rate_bps = 100'000'000;
+  auto reno = EmulatedNetwork::create(2, shape, "reno");
+  ASSERT_TRUE(reno.is_ok()) << reno.status().message();
+  for (const RankNet& r : reno.value()->plan().ranks) EXPECT_EQ(namespace_tcp_congestion(r.netns), "reno") << r.netns;
+  EXPECT_TRUE(reno.value()->tear_down().is_ok());
+  auto host = EmulatedNetwork::create(2, shape);
+  ASSERT_TRUE(host.is_ok()) << host.status().message();
+  for (const RankNet& r : host.value()->plan().ranks)
+    EXPECT_EQ(namespace_tcp_congestion(r.netns), current_tcp_congestion()) << r.netns;
+  EXPECT_TRUE(host.value()->tear_down().is_ok());
   EXPECT_TRUE(leftovers_of(getpid()).empty());
 }
 

@@ -32,6 +32,7 @@ RunConfig emulated() {
   c.net = "emulate";
   c.link_rate_bps = 50'000'000;
   c.link_delay_ns = 5000;
+  c.tcp_cc = "reno";  // every kernel has it built in
   return c;
 }
 
@@ -154,6 +155,18 @@ TEST(RunConfig, SchemaFourRecordsTakeTheShardsRoute) {
   ASSERT_TRUE(c.is_ok());
   EXPECT_EQ(c.value().route, RoutePolicy::kDirect);
   EXPECT_EQ(RunConfig{}.route, RoutePolicy::kAuto);
+}
+
+// Schema 7 files predate --tcp-cc: their emulated ranks ran the host's
+// default, which the file does not name.
+TEST(RunConfig, SchemaSevenRecordsNameNoCongestionControl) {
+  EXPECT_EQ(loaded_without("tcp_cc", 7).tcp_cc, "");
+  RunConfig c = emulated();
+  EXPECT_NE(c.label().find("emulate 50mbit 5us tcp reno"), std::string::npos) << c.label();
+  c.tcp_cc.clear();
+  EXPECT_EQ(c.label().find("tcp"), std::string::npos) << c.label();
+  const auto args = c.allreduce_args();
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--tcp-cc"), args.end());
 }
 
 // Schema 5 files predate --gpu-sync: every run left CUDA's default, spin.

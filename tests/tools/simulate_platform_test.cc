@@ -12,6 +12,8 @@
 namespace omnib {
 namespace {
 
+constexpr std::chrono::seconds kReplayLimit{600};
+
 TEST(PlatformSpec, ParsesAndSizesTopologies) {
   auto star = parse_topology("star");
   ASSERT_TRUE(star.is_ok());
@@ -81,7 +83,7 @@ TEST(Replay, TakesWhatTheLinksAllowInTheScheduledOrder) {
   star.latency_s = 1e-3;
   MessageSchedule one(2);
   one.add(0, 1, 1'000'000, {});
-  auto t = replay_in_child(one, star, Calibration{});
+  auto t = replay_in_child(one, star, Calibration{}, kReplayLimit);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_NEAR(t.value().time_s, 1.002, 1e-6);
   EXPECT_EQ(t.value().flows, 1u);
@@ -90,18 +92,18 @@ TEST(Replay, TakesWhatTheLinksAllowInTheScheduledOrder) {
   MessageSchedule chain(2);
   const uint32_t q = chain.add(0, 1, 1'000'000, {});
   chain.add(1, 0, 1'000'000, {{q, false}});
-  EXPECT_NEAR(replay_in_child(chain, star, Calibration{}).value().time_s, 2.004, 1e-6);
+  EXPECT_NEAR(replay_in_child(chain, star, Calibration{}, kReplayLimit).value().time_s, 2.004, 1e-6);
 
   // Two at once from one sender share its link; compute delays the send.
   MessageSchedule shared(3);
   shared.add(0, 1, 1'000'000, {});
   shared.add(0, 2, 1'000'000, {}, 0.5);
-  EXPECT_NEAR(replay_in_child(shared, star, Calibration{}).value().time_s, 2.002, 1e-6);
+  EXPECT_NEAR(replay_in_child(shared, star, Calibration{}, kReplayLimit).value().time_s, 2.002, 1e-6);
 
   // A calibrated bandwidth factor slows every flow.
   Calibration slow;
   slow.bandwidth_factor = 0.5;
-  EXPECT_NEAR(replay_in_child(one, star, slow).value().time_s, 2.002, 1e-6);
+  EXPECT_NEAR(replay_in_child(one, star, slow, kReplayLimit).value().time_s, 2.002, 1e-6);
 }
 
 }  // namespace
@@ -125,7 +127,7 @@ TEST(Replay, APacedChainKeepsTheLinkBusy) {
     if (before) deps.push_back({*before, true});
     before = chain.add(0, 1 + k % 10, 2000, deps);
   }
-  auto t = replay_in_child(chain, star, Calibration{});
+  auto t = replay_in_child(chain, star, Calibration{}, kReplayLimit);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_NEAR(t.value().time_s, 1000 * 2000 / 12.5e9 + 2e-6, 1e-7);
 }

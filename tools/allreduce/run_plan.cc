@@ -260,6 +260,7 @@ Status plan_network(const AllreduceOptions& o, RunPlan& plan) {
     c.net = "emulate";
     c.link_rate_bps = net.link.rate_bps;
     c.link_delay_ns = static_cast<uint64_t>(net.link.delay.count());
+    c.tcp_cc = net.tcp_cc;
   }
   auto transport = resolve_transport(o.transport, net.emulate);
   if (!transport.is_ok()) return transport.status();

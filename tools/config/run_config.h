@@ -36,6 +36,7 @@ struct RunConfig {
   uint64_t link_rate_bps = 0;    // emulate and simulate: every link's rate, each way
   uint64_t link_delay_ns = 0;    // emulate and simulate: every link's one-way delay
   std::string transport = "tcp";
+  std::string tcp_cc;  // emulate only: the ranks' TCP congestion control (tools/net/tcp_congestion.h); "" otherwise
   ShardLayout shard_layout = ShardLayout::kStriped;  // how the engine deals blocks to shards (engine/blocks/shard_map.h)
   EncodingPolicy encoding = EncodingPolicy::kAuto;   // how the engine encodes blocks (engine/omni/settings/encoding_policy.h)
   RoutePolicy route = RoutePolicy::kAuto;            // how the omni engine sends non-zeros (engine/omni/settings/route_policy.h)

@@ -1,6 +1,7 @@
 #include "tools/net/net_options.h"
 
 #include "tools/net/net_plan.h"
+#include "tools/net/tcp_congestion.h"
 
 namespace omnib {
 
@@ -20,6 +21,11 @@ void bind_net_options(CLI::App& cmd, NetOptions& o) {
                                   "1ms; needs sch_netem)")
                        ->capture_default_str()
                        ->group("Network");
+  o.tcp_cc_option = cmd.add_option("--tcp-cc", o.tcp_cc_text,
+                                   "with --net emulate: the ranks' TCP congestion control (cubic, bbr, reno, ...: one "
+                                   "this kernel has loaded), or host for this host's default; recorded as tcp_cc")
+                        ->capture_default_str()
+                        ->group("Network");
 }
 
 Status validate_net_options(NetOptions& o, int world) {
@@ -40,21 +46,20 @@ Status validate_net_options(NetOptions& o, int world) {
       (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
   if (!o.emulate && shape_given)
     return usage_error("--link-rate and --link-delay shape emulated links: add --net emulate (loopback is not shaped)");
+  const bool cc_given = o.tcp_cc_option && o.tcp_cc_option->count() > 0;
+  if (!o.emulate && cc_given)
+    return usage_error("--tcp-cc sets the TCP of emulated ranks: add --net emulate (loopback ranks share this "
+                       "host's TCP settings)");
   if (o.emulate && world > kMaxEmulatedRanks)
     return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) +
                        " ranks, but --nodes plus " + "--aggregators is " + std::to_string(world) + ": use fewer");
-  return Status::ok();
-}
-
-nlohmann::json net_configuration(const NetOptions& o) {
-  nlohmann::json j = {{"net", o.emulate ? "emulate" : "loopback"}};
+  o.tcp_cc.clear();
   if (o.emulate) {
-    j["link_rate"] = format_link_rate(o.link.rate_bps);
-    j["link_rate_bps"] = o.link.rate_bps;
-    j["link_delay"] = format_link_delay(o.link.delay);
-    j["link_delay_us"] = static_cast<double>(o.link.delay.count()) / 1e3;
+    auto cc = resolve_tcp_congestion(o.tcp_cc_text);
+    if (!cc.is_ok()) return cc.status();
+    o.tcp_cc = cc.take();
   }
-  return j;
+  return Status::ok();
 }
 
 }  // namespace omnib

@@ -28,7 +28,7 @@ namespace omnib {
 // simulated records (`omni-bench simulate`: "simulated", net "simulate" and
 // "topology" in the identity).
 // docs/json-schema.md says how older files load.
-constexpr int kSchemaVersion = 7;
+constexpr int kSchemaVersion = 8;
 
 // One whole run of interleaved rounds (--repeat makes several): what compare
 // judges when it looks at the spread between runs.

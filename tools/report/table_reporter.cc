@@ -47,7 +47,8 @@ Status TableReporter::begin(const RunContext& context) {
   if (layout_.link)
     print_wrapped(out_, "# net: ",
                   "emulated links of " + format_link_rate(cfg.value("link_rate_bps", uint64_t{0})) + " each way, " +
-                      format_link_delay(std::chrono::nanoseconds(cfg.value("link_delay_ns", int64_t{0}))) + " delay");
+                      format_link_delay(std::chrono::nanoseconds(cfg.value("link_delay_ns", int64_t{0}))) + " delay" +
+                      (cfg.value("tcp_cc", "").empty() ? "" : ", TCP congestion control " + cfg.value("tcp_cc", "")));
   print_table_legend(out_, layout_);
   std::fprintf(out_, "#\n");
   print_table_header(out_, layout_);

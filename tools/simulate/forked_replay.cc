@@ -1,5 +1,7 @@
 #include "tools/simulate/forked_replay.h"
 
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "engine/sockets/socket_util.h"
 #include "tools/process/child_process.h"
 
 namespace omnib {
@@ -19,30 +22,6 @@ struct Report {
   ReplayOutcome outcome;
   char message[1024] = {};
 };
-
-bool write_all(int fd, const void* data, size_t n) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-  return true;
-}
-
-size_t read_all(int fd, void* data, size_t n) {
-  auto* p = static_cast<char*>(data);
-  size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::read(fd, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  return got;
-}
 
 [[noreturn]] void child(int fd, const MessageSchedule& schedule, const PlatformSpec& platform,
                         const Calibration& calibration) {
@@ -59,17 +38,21 @@ size_t read_all(int fd, void* data, size_t n) {
     report.code = static_cast<int>(Code::kInternal);
     std::snprintf(report.message, sizeof(report.message), "simulation: %s", e.what());
   }
-  const bool sent = write_all(fd, &report, sizeof(report));
+  // The parent reads until it has the whole report or gives up.
+  const Status sent = write_all(fd, &report, sizeof(report), SteadyClock::time_point::max(), "the parent");
   std::fflush(nullptr);
-  ::_exit(sent ? 0 : 1);
+  ::_exit(sent.is_ok() ? 0 : 1);
 }
 
 }  // namespace
 
 Result<ReplayOutcome> replay_in_child(const MessageSchedule& schedule, const PlatformSpec& platform,
-                                      const Calibration& calibration) {
+                                      const Calibration& calibration, std::chrono::seconds limit) {
   int fds[2];
-  if (::pipe(fds) != 0) return internal_error(std::string("simulation: pipe: ") + std::strerror(errno));
+  // A socket pair, not a pipe: the deadline-taking reads and writes of
+  // engine/sockets are socket calls.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+    return internal_error(std::string("simulation: socketpair: ") + std::strerror(errno));
   std::fflush(nullptr);  // the child must not write the parent's buffered output again
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -83,10 +66,14 @@ Result<ReplayOutcome> replay_in_child(const MessageSchedule& schedule, const Pla
   }
   ::close(fds[1]);
   Report report;
-  const size_t got = read_all(fds[0], &report, sizeof(report));
+  const Status got = read_all(fds[0], &report, sizeof(report), SteadyClock::now() + limit, "the simulating child");
   ::close(fds[0]);
+  if (got.code() == Code::kTimeout) ::kill(pid, SIGKILL);
   const int exit = wait_child(pid);
-  if (got != sizeof(report))
+  if (got.code() == Code::kTimeout)
+    return timeout_error("simulation: one algorithm at one point ran past " + std::to_string(limit.count()) +
+                         " s and was stopped: raise --point-timeout, or lower --paced-lanes or --concurrent-flows");
+  if (!got.is_ok())
     return internal_error("simulation: the simulating child ended without a result (exit " + std::to_string(exit) +
                           "; out of memory?)");
   if (report.code != 0) return Status(static_cast<Code>(report.code), report.message);

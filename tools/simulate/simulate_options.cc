@@ -26,6 +26,12 @@ void bind_simulate_options(CLI::App& cmd, SimulateOptions& o) {
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{64}))
       ->group("Simulation");
+  cmd.add_option("--point-timeout", o.point_timeout_s,
+                 "seconds one algorithm's simulation at one point may take before the command fails (the simulating "
+                 "process is stopped)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{7} * 24 * 3600))
+      ->group("Simulation");
   cmd.add_option("--against", o.against,
                  "results of --net emulate runs (comma list): simulate each measured configuration on the star its "
                  "links made and print simulated against measured, with the points whose ranks waited for CPUs "

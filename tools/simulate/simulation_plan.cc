@@ -15,6 +15,8 @@ namespace omnib {
 Result<SimulationPlan> plan_simulation(const SimulateOptions& o) {
   if (o.run.net.mode_text != "loopback")
     return usage_error("--net has no meaning here: the network is simulated (--topology, --link-rate, --link-delay)");
+  if (o.run.net.tcp_cc_option && o.run.net.tcp_cc_option->count() > 0)
+    return usage_error("--tcp-cc sets the TCP of emulated ranks: a simulated flow has none (docs/simulation.md)");
   SimulationPlan p;
   AllreduceOptions run = o.run;
   run.net.rate_option = run.net.delay_option = nullptr;  // they shape the simulated links here
@@ -38,6 +40,7 @@ Result<SimulationPlan> plan_simulation(const SimulateOptions& o) {
   }
   p.flows.concurrent_flow_budget = o.concurrent_flows;
   p.flows.paced_lanes = o.paced_lanes;
+  p.point_timeout = std::chrono::seconds(o.point_timeout_s);
   p.run.base.net = "simulate";
   p.run.base.link_rate_bps = p.platform.link_rate_bps;
   p.run.base.link_delay_ns = static_cast<uint64_t>(delay.value().count());
@@ -50,11 +53,12 @@ Result<SimulationPlan> plan_for_emulated(const RunConfig& emulated, const std::v
     return usage_error("a " + emulated.net + " measurement (" + emulated.label() +
                        ") has no links to simulate: give results of --net emulate");
   // The configuration's own allreduce arguments, its links given to the
-  // simulated star instead of to --net emulate.
+  // simulated star instead of to --net emulate (the ranks' TCP has no
+  // counterpart in a flow model).
   std::vector<std::string> args;
   const std::vector<std::string> again = emulated.allreduce_args();
   for (size_t i = 0; i < again.size(); ++i) {
-    if (again[i] == "--net") {
+    if (again[i] == "--net" || again[i] == "--tcp-cc") {
       ++i;
       continue;
     }
@@ -81,7 +85,7 @@ Result<ResultRecord> simulate_algorithm(const SimulationPlan& p, const RunConfig
   if (build == nullptr) return unscheduled_record(algo, config, inputs.stats);
   const auto start = std::chrono::steady_clock::now();
   const MessageSchedule schedule = (*build)(ScheduleInputs{inputs.cost, p.calibration.rates, p.flows});
-  auto outcome = replay_in_child(schedule, p.platform, p.calibration);
+  auto outcome = replay_in_child(schedule, p.platform, p.calibration, p.point_timeout);
   if (!outcome.is_ok()) return outcome.status().with_context(algo + ", " + config.label() + ": ");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return simulated_record(algo, SimulatedPoint{config, inputs, schedule, outcome.value(), wall});

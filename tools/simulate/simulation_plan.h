@@ -23,6 +23,7 @@ struct SimulationPlan {
   PlatformSpec platform;
   Calibration calibration;
   FlowLimits flows;
+  std::chrono::seconds point_timeout{kDefaultPointTimeoutS};  // per algorithm and point (replay_in_child)
 };
 
 // Usage error for what the command line gets wrong (a --net of its own, a

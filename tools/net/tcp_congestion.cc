@@ -1,0 +1,49 @@
+#include "tools/net/tcp_congestion.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "tools/net/command_runner.h"
+
+namespace omnib {
+namespace {
+
+constexpr const char* kDefaultPath = "/proc/sys/net/ipv4/tcp_congestion_control";
+constexpr const char* kAvailablePath = "/proc/sys/net/ipv4/tcp_available_congestion_control";
+
+std::string first_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+}  // namespace
+
+Result<std::string> resolve_tcp_congestion(const std::string& asked, const std::string& host_default,
+                                           const std::string& available) {
+  const std::string name = asked == kHostTcpCongestion ? host_default : asked;
+  std::istringstream names(available);
+  for (std::string known; names >> known;)
+    if (known == name) return name;
+  if (asked == kHostTcpCongestion)
+    return unavailable_error("cannot read this host's TCP congestion control (" + std::string(kDefaultPath) +
+                             "): name one with --tcp-cc");
+  return usage_error("--tcp-cc '" + asked + "' is not loaded in this kernel, which has: " + available +
+                     " (load another with 'modprobe tcp_" + asked + "', or use 'host' for this host's default)");
+}
+
+Result<std::string> resolve_tcp_congestion(const std::string& asked) {
+  return resolve_tcp_congestion(asked, first_line(kDefaultPath), first_line(kAvailablePath));
+}
+
+std::vector<std::string> set_tcp_congestion_command(const std::string& netns, const std::string& name) {
+  // A sysctl of the namespace: written from inside it (procps' sysctl is not
+  // everywhere; a shell is). The name goes in as an argument, never as code.
+  return {"ip", "netns", "exec", netns, find_tool("sh"), "-c", std::string("printf '%s' \"$1\" > ") + kDefaultPath,
+          "omnib-tcp-cc", name};
+}
+
+std::string current_tcp_congestion() { return first_line(kDefaultPath); }
+
+}  // namespace omnib

@@ -1,0 +1,35 @@
+// The TCP congestion control of an emulated cluster's ranks (--tcp-cc). A
+// new network namespace takes the host's default, which differs between
+// machines (stock kernels default to cubic, some hosts run bbr), and it decides how flows share a switch port: measured at 4 workers,
+// 4 MiB, density 1, 25 Mbit/s, sparcml-split's all-to-all reached 98% of its
+// link limit under cubic and 68-81% under bbr (docs/emulation.md). So the
+// launcher sets it in every rank's namespace and the result records it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/base/status.h"
+
+namespace omnib {
+
+// What --tcp-cc takes to mean "whatever this host's default is".
+inline constexpr const char* kHostTcpCongestion = "host";
+
+// The algorithm `asked` names (kHostTcpCongestion: `host_default`), checked
+// against `available` (the kernel's space-separated list). A name the
+// kernel lacks is a usage error that lists the ones it has.
+Result<std::string> resolve_tcp_congestion(const std::string& asked, const std::string& host_default,
+                                           const std::string& available);
+
+// The same, with this host's default and list (/proc/sys/net/ipv4/).
+Result<std::string> resolve_tcp_congestion(const std::string& asked);
+
+// The command that sets namespace `netns`'s default to `name` (already
+// resolved: the command writes it to the namespace's sysctl).
+std::vector<std::string> set_tcp_congestion_command(const std::string& netns, const std::string& name);
+
+// The default of the namespace this process runs in; "" when unreadable.
+std::string current_tcp_congestion();
+
+}  // namespace omnib
