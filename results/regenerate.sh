@@ -47,10 +47,11 @@ scaling() {
 
 # Cluster scale by simulation (docs/simulation.md). The emulated runs the
 # simulation is held against: five algorithms at 2, 4 and 8 workers,
-# densities 0.01, 0.1 and 1, at the link rates $1 and size $2, into $3.
+# densities 0.01, 0.1 and 1, at the link rates $1 and size $2, the ranks
+# running TCP congestion control $3, into $4.
 validation_runs() {
   "$bin" sweep --link-rate "$1" --nodes 2,4,8 --density 0.01,0.1,1 --algo omni,ring,tree,sparcml-split,allgather \
-    --sizes "$2" -n 3 -w 1 "${tcp_cc[@]}" -J "$3" "${@:4}"
+    --sizes "$2" -n 3 -w 1 --tcp-cc "$3" -J "$4" "${@:5}"
 }
 
 # The calibration fitted to the 16 MiB runs at 25 and 100 Mbit/s, the
@@ -60,12 +61,17 @@ validation_runs() {
 simulation() {
   local dir=results/simulation
   mkdir -p "$dir"
-  validation_runs 25mbit,100mbit 16M "$dir/emulated-16M.json" --force
+  validation_runs 25mbit,100mbit 16M bbr "$dir/emulated-16M.json" --force
   "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M.json" --force \
     > "$dir/validation-16M.txt"
-  validation_runs 50mbit 64M "$dir/emulated-64M-50mbit.json" --force
+  validation_runs 50mbit 64M bbr "$dir/emulated-64M-50mbit.json" --force
   "$bin" simulate --against "$dir/emulated-64M-50mbit.json" --calibration "$dir/calibration.json" \
     > "$dir/validation-64M-held-out.txt"
+  # The same 16 MiB runs with the ranks on cubic, held against the same
+  # calibration: how much of the gap is the congestion control's.
+  validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic.json" --force
+  "$bin" simulate --against "$dir/emulated-16M-cubic.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-16M-cubic.txt"
   "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \
     --sizes 16M --link-rate 100gbit --link-delay 1us --topology fat-tree -J "$dir/scaling-100gbit.json" --force
   rm -rf plots/simulated-scaling-100gbit
