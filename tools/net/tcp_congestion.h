@@ -1,9 +1,10 @@
 // The TCP congestion control of an emulated cluster's ranks (--tcp-cc). A
 // new network namespace takes the host's default, which differs between
-// machines (stock kernels default to cubic, some hosts run bbr), and it decides how flows share a switch port: measured at 4 workers,
-// 4 MiB, density 1, 25 Mbit/s, sparcml-split's all-to-all reached 98% of its
-// link limit under cubic and 68-81% under bbr (docs/emulation.md). So the
-// launcher sets it in every rank's namespace and the result records it.
+// machines (stock kernels run cubic, some hosts bbr), and it decides how
+// flows share the emulated links: at 4 workers, 4 MiB, density 1, 25 Mbit/s,
+// ring reached 97-98% of its link limit under cubic and 91% under bbr
+// (docs/emulation.md, "The ranks' TCP"). So the launcher sets it in every
+// rank's namespace and the result records it.
 #pragma once
 
 #include <string>

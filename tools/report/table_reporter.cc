@@ -44,11 +44,13 @@ Status TableReporter::begin(const RunContext& context) {
                  cfg.value("algos_default", false) ? " (no --algo: the default of this build and --device)" : "");
   }
   layout_.link = cfg.value("net", "") == "emulate";
-  if (layout_.link)
+  if (layout_.link) {
+    const std::string tcp_cc = cfg.value("tcp_cc", "");
     print_wrapped(out_, "# net: ",
                   "emulated links of " + format_link_rate(cfg.value("link_rate_bps", uint64_t{0})) + " each way, " +
                       format_link_delay(std::chrono::nanoseconds(cfg.value("link_delay_ns", int64_t{0}))) + " delay" +
-                      (cfg.value("tcp_cc", "").empty() ? "" : ", TCP congestion control " + cfg.value("tcp_cc", "")));
+                      (tcp_cc.empty() ? "" : ", TCP congestion control " + tcp_cc));
+  }
   print_table_legend(out_, layout_);
   std::fprintf(out_, "#\n");
   print_table_header(out_, layout_);
