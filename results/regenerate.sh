@@ -18,8 +18,10 @@ bin="${OMNI_BENCH:-build/omni-bench}"
 [[ -x "$bin" ]] || { echo "regenerate: $bin is missing: build first (ci/setup.sh)" >&2; exit 2; }
 # The emulated runs here ran bbr, the default of the host that made them:
 # named, so that a host with another default measures the same thing (it
-# needs tcp_bbr loaded: 'modprobe tcp_bbr'). docs/emulation.md, "The ranks' TCP".
-tcp_cc=(--tcp-cc bbr)
+# needs tcp_bbr loaded: 'modprobe tcp_bbr'). They were made before the ranks
+# kept their windows across idle time, hence --tcp-idle-restart on (the
+# kernel's default). docs/emulation.md, "The ranks' TCP".
+rank_tcp=(--tcp-cc bbr --tcp-idle-restart on)
 
 # The example study: omni against the dense and sparse baselines over
 # density and node count, on block-sparse, top-k and scattered data, in fp32 and bf16,
@@ -29,7 +31,7 @@ study() {
   "$bin" sweep --net emulate --link-rate 1gbit --density 0.001,0.01,0.1,0.3,1 --nodes 2,4 \
     --workload blocks,topk,scattered -d float,bf16 \
     --algo omni,ring,ps,tree,gloo-ring-chunked,allgather,sparcml-split,oktopk --sizes 4M -n 10 -w 2 --repeat 3 \
-    "${tcp_cc[@]}" -J "$1" "${@:2}"
+    "${rank_tcp[@]}" -J "$1" "${@:2}"
 }
 
 # Scaling at the link's limit: omni with one dedicated aggregator per worker
@@ -42,13 +44,13 @@ study() {
 # time-vs-nodes figure prints beside it.
 scaling() {
   "$bin" sweep --net emulate --link-rate "$1" --density 0.1 --overlap full --aggregators nodes --nodes 2,4,8 \
-    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 "${tcp_cc[@]}" -J "$2" "${@:4}"
+    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 "${rank_tcp[@]}" -J "$2" "${@:4}"
 }
 
 # Cluster scale by simulation (docs/simulation.md). The emulated runs the
 # simulation is held against: five algorithms at 2, 4 and 8 workers,
 # densities 0.01, 0.1 and 1, at the link rates $1 and size $2, the ranks
-# running TCP congestion control $3, into $4.
+# running TCP congestion control $3, into $4; more options after.
 validation_runs() {
   "$bin" sweep --link-rate "$1" --nodes 2,4,8 --density 0.01,0.1,1 --algo omni,ring,tree,sparcml-split,allgather \
     --sizes "$2" -n 3 -w 1 --tcp-cc "$3" -J "$4" "${@:5}"
@@ -61,15 +63,15 @@ validation_runs() {
 simulation() {
   local dir=results/simulation
   mkdir -p "$dir"
-  validation_runs 25mbit,100mbit 16M bbr "$dir/emulated-16M.json" --force
+  validation_runs 25mbit,100mbit 16M bbr "$dir/emulated-16M.json" --tcp-idle-restart on --force
   "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M.json" --force \
     > "$dir/validation-16M.txt"
-  validation_runs 50mbit 64M bbr "$dir/emulated-64M-50mbit.json" --force
+  validation_runs 50mbit 64M bbr "$dir/emulated-64M-50mbit.json" --tcp-idle-restart on --force
   "$bin" simulate --against "$dir/emulated-64M-50mbit.json" --calibration "$dir/calibration.json" \
     > "$dir/validation-64M-held-out.txt"
   # The same 16 MiB runs with the ranks on cubic, held against the same
   # calibration: how much of the gap is the congestion control's.
-  validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic.json" --force
+  validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic.json" --tcp-idle-restart on --force
   "$bin" simulate --against "$dir/emulated-16M-cubic.json" --calibration "$dir/calibration.json" \
     > "$dir/validation-16M-cubic.txt"
   "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \

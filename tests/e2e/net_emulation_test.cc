@@ -409,29 +409,35 @@ TEST(NetEmulation, ShapedLinkDeliversItsRate) {
   EXPECT_TRUE(leftovers_of(getpid()).empty());
 }
 
-// The congestion control a rank's namespace runs.
-std::string namespace_tcp_congestion(const std::string& netns) {
-  auto r = run_command({"ip", "netns", "exec", netns, "cat", "/proc/sys/net/ipv4/tcp_congestion_control"});
+// A TCP sysctl of a rank's namespace (/proc/sys/net/ipv4/NAME).
+std::string namespace_tcp_sysctl(const std::string& netns, const std::string& name) {
+  auto r = run_command({"ip", "netns", "exec", netns, "cat", "/proc/sys/net/ipv4/" + name});
   if (!r.is_ok() || r.value().exit_code != 0) return "(unreadable)";
-  std::string name = r.value().out;
-  while (!name.empty() && name.back() == '\n') name.pop_back();
-  return name;
+  std::string value = r.value().out;
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  return value;
 }
 
 // --tcp-cc reaches every rank's namespace; without it they keep the host's
 // default. reno, because every kernel has it and hosts rarely default to it.
-TEST(NetEmulation, RanksRunTheCongestionControlAskedFor) {
+// Slow start after idle is off unless asked for (the kernel's default is on).
+TEST(NetEmulation, RanksRunTheTcpAskedFor) {
   SKIP_UNLESS_EMULATION_WORKS();
   LinkShape shape;
   shape.rate_bps = 100'000'000;
-  auto reno = EmulatedNetwork::create(2, shape, "reno");
+  auto reno = EmulatedNetwork::create(2, shape, RankTcp{"reno", true});
   ASSERT_TRUE(reno.is_ok()) << reno.status().message();
-  for (const RankNet& r : reno.value()->plan().ranks) EXPECT_EQ(namespace_tcp_congestion(r.netns), "reno") << r.netns;
+  for (const RankNet& r : reno.value()->plan().ranks) {
+    EXPECT_EQ(namespace_tcp_sysctl(r.netns, "tcp_congestion_control"), "reno") << r.netns;
+    EXPECT_EQ(namespace_tcp_sysctl(r.netns, "tcp_slow_start_after_idle"), "1") << r.netns;
+  }
   EXPECT_TRUE(reno.value()->tear_down().is_ok());
   auto host = EmulatedNetwork::create(2, shape);
   ASSERT_TRUE(host.is_ok()) << host.status().message();
-  for (const RankNet& r : host.value()->plan().ranks)
-    EXPECT_EQ(namespace_tcp_congestion(r.netns), current_tcp_congestion()) << r.netns;
+  for (const RankNet& r : host.value()->plan().ranks) {
+    EXPECT_EQ(namespace_tcp_sysctl(r.netns, "tcp_congestion_control"), current_tcp_congestion()) << r.netns;
+    EXPECT_EQ(namespace_tcp_sysctl(r.netns, "tcp_slow_start_after_idle"), "0") << r.netns;
+  }
   EXPECT_TRUE(host.value()->tear_down().is_ok());
   EXPECT_TRUE(leftovers_of(getpid()).empty());
 }

@@ -13,6 +13,7 @@
 #include "engine/build_features.h"
 #include "tools/net/command_runner.h"
 #include "tools/net/net_requirements.h"
+#include "tools/record/result_record.h"
 #include "tests/support/cli_runner.h"
 
 namespace omnib {
@@ -31,7 +32,7 @@ TEST(SimulateCommand, WritesSimulatedRecordsThatCompareAndPlotRead) {
                             {}, kSimulateLimitSeconds);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = testing::read_json(path);
-  EXPECT_EQ(doc["schema_version"], 8);
+  EXPECT_EQ(doc["schema_version"], kSchemaVersion);
   EXPECT_TRUE(doc["environment"]["simulator"].get<std::string>().starts_with("SimGrid"));
   ASSERT_EQ(doc["results"].size(), 7u);
   for (const json& rec : doc["results"]) {

@@ -33,6 +33,7 @@ RunConfig emulated() {
   c.link_rate_bps = 50'000'000;
   c.link_delay_ns = 5000;
   c.tcp_cc = "reno";  // every kernel has it built in
+  c.tcp_idle_restart = "off";
   return c;
 }
 
@@ -167,6 +168,23 @@ TEST(RunConfig, SchemaSevenRecordsNameNoCongestionControl) {
   EXPECT_EQ(c.label().find("tcp"), std::string::npos) << c.label();
   const auto args = c.allreduce_args();
   EXPECT_EQ(std::find(args.begin(), args.end(), "--tcp-cc"), args.end());
+}
+
+// Schema 8 files predate --tcp-idle-restart: their emulated ranks restarted
+// from slow start after idle (the kernel's default), which the file does not
+// say, so they pair with no newer emulated record.
+TEST(RunConfig, SchemaEightRecordsNameNoIdleRestart) {
+  EXPECT_EQ(loaded_without("tcp_idle_restart", 8).tcp_idle_restart, "");
+  RunConfig c = emulated();
+  EXPECT_NE(c.label().find("tcp reno idle-restart off"), std::string::npos) << c.label();
+  const auto args = c.allreduce_args();
+  const auto flag = std::find(args.begin(), args.end(), "--tcp-idle-restart");
+  ASSERT_NE(flag, args.end());
+  ASSERT_NE(flag + 1, args.end());
+  EXPECT_EQ(*(flag + 1), "off");
+  c.tcp_idle_restart.clear();
+  EXPECT_NE(c.key(), emulated().key());
+  EXPECT_EQ(c.label().find("idle-restart"), std::string::npos) << c.label();
 }
 
 // Schema 5 files predate --gpu-sync: every run left CUDA's default, spin.

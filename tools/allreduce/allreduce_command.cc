@@ -65,7 +65,7 @@ int run_allreduce_command(const AllreduceOptions& options, const std::vector<std
     local.argv = argv;
     local.argv[0] = "/proc/self/exe";
     local.grace = std::chrono::seconds(plan.timeout_s + 5);
-    return plan.emulate ? launch_emulated(local, plan.link, plan.base.tcp_cc) : launch_local(local);
+    return plan.emulate ? launch_emulated(local, plan.link, plan.tcp) : launch_local(local);
   }
 
   const LaunchEnv& env = *launch.value();

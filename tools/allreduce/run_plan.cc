@@ -256,11 +256,13 @@ Status plan_network(const AllreduceOptions& o, RunPlan& plan) {
   OMNIB_RETURN_IF_ERROR(validate_net_options(net, c.nodes + c.aggregators));
   plan.emulate = net.emulate;
   plan.link = net.link;
+  plan.tcp = net.tcp;
   if (net.emulate) {
     c.net = "emulate";
     c.link_rate_bps = net.link.rate_bps;
     c.link_delay_ns = static_cast<uint64_t>(net.link.delay.count());
-    c.tcp_cc = net.tcp_cc;
+    c.tcp_cc = net.tcp.congestion;
+    c.tcp_idle_restart = idle_restart_name(net.tcp.idle_restart);
   }
   auto transport = resolve_transport(o.transport, net.emulate);
   if (!transport.is_ok()) return transport.status();

@@ -43,6 +43,7 @@ struct RunPlan {
   ThresholdOptions thresholds;
   bool emulate = false;
   LinkShape link;  // emulate only
+  RankTcp tcp;     // emulate only
   TransportChoice transport;  // base.transport names it
   TraceOptions trace;
 

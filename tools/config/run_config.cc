@@ -108,6 +108,9 @@ const Field kFields[] = {
     // Runs before --tcp-cc did not record it: "" (their ranks ran the host's default, unnamed).
     {"tcp_cc", 8, [](const RunConfig& c) { return json(c.tcp_cc); },
      [](RunConfig& c, const json& j) { return read_into(j, "tcp_cc", c.tcp_cc); }},
+    // Runs before --tcp-idle-restart did not set it: "" (their ranks ran the namespace's default, unnamed).
+    {"tcp_idle_restart", 9, [](const RunConfig& c) { return json(c.tcp_idle_restart); },
+     [](RunConfig& c, const json& j) { return read_into(j, "tcp_idle_restart", c.tcp_idle_restart); }},
 };
 
 // Schema 1 sweep files named the emulated rate of a point as a string.
@@ -156,7 +159,8 @@ nlohmann::json omitted_defaults() {
   json all = d.key();
   json out = json::object();
   for (const char* name : {"collective", "aggregators", "seed", "inplace", "net", "link_rate_bps", "link_delay_ns",
-                           "transport", "shard_layout", "encoding", "route", "gpu_sync", "topology", "tcp_cc"})
+                           "transport", "shard_layout", "encoding", "route", "gpu_sync", "topology", "tcp_cc",
+                           "tcp_idle_restart"})
     out[name] = all[name];
   return out;
 }
@@ -177,6 +181,7 @@ std::string RunConfig::label() const {
     s << " " << format_link_rate(link_rate_bps);
     if (link_delay_ns) s << " " << format_link_delay(std::chrono::nanoseconds(link_delay_ns));
     if (!tcp_cc.empty()) s << " tcp " << tcp_cc;
+    if (!tcp_idle_restart.empty()) s << " idle-restart " << tcp_idle_restart;
   }
   if (transport != "tcp") s << " transport " << transport;
   if (shard_layout != RunConfig{}.shard_layout) s << " shards " << shard_layout_name(shard_layout);
@@ -198,6 +203,7 @@ std::vector<std::string> RunConfig::allreduce_args() const {
     a.insert(a.end(), {"--net", "emulate", "--link-rate", std::to_string(link_rate_bps) + "bit", "--link-delay",
                        std::to_string(link_delay_ns) + "ns"});
     if (!tcp_cc.empty()) a.insert(a.end(), {"--tcp-cc", tcp_cc});
+    if (!tcp_idle_restart.empty()) a.insert(a.end(), {"--tcp-idle-restart", tcp_idle_restart});
   }
   const std::vector<std::string> how = transport_args(transport);
   a.insert(a.end(), how.begin(), how.end());

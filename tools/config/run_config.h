@@ -37,6 +37,7 @@ struct RunConfig {
   uint64_t link_delay_ns = 0;    // emulate and simulate: every link's one-way delay
   std::string transport = "tcp";
   std::string tcp_cc;  // emulate only: the ranks' TCP congestion control (tools/net/tcp_congestion.h); "" otherwise
+  std::string tcp_idle_restart;  // emulate only: "on" or "off", the ranks' slow start after idle (tools/net/rank_tcp.h)
   ShardLayout shard_layout = ShardLayout::kStriped;  // how the engine deals blocks to shards (engine/blocks/shard_map.h)
   EncodingPolicy encoding = EncodingPolicy::kAuto;   // how the engine encodes blocks (engine/omni/settings/encoding_policy.h)
   RoutePolicy route = RoutePolicy::kAuto;            // how the omni engine sends non-zeros (engine/omni/settings/route_policy.h)

@@ -68,7 +68,7 @@ std::vector<std::pair<std::string, std::string>> emulated_rank_env(const NetPlan
           {"FI_TCP_IFACE", dev}};
 }
 
-int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape, const std::string& tcp_cc) {
+int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape, const RankTcp& tcp) {
   Status can = check_emulation_requirements();
   if (!can.is_ok()) return report(can);
   // Ranks start through `ip netns exec`, for which /proc/self/exe would be ip.
@@ -77,7 +77,7 @@ int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape, const std::str
   const std::string ip = find_tool("ip");
 
   StopSignals signals;
-  auto net = EmulatedNetwork::create(plan.world, shape, tcp_cc, [&signals] { return signals.stopped(); });
+  auto net = EmulatedNetwork::create(plan.world, shape, tcp, [&signals] { return signals.stopped(); });
   if (!net.is_ok()) return signals.stopped() ? kInterruptedExit : report(net.status());
   const NetPlan np = net.value()->plan();
 

@@ -12,12 +12,13 @@
 #include "tools/launch/local_launcher.h"
 #include "tools/config/link_shape.h"
 #include "tools/net/net_plan.h"
+#include "tools/net/rank_tcp.h"
 
 namespace omnib {
 
 // Returns the process exit code: the launch's, 6 when the cluster cannot be
 // built (no privileges, no iproute2, a missing qdisc), 130 when interrupted.
-int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape, const std::string& tcp_cc);
+int launch_emulated(LocalLaunchPlan plan, const LinkShape& shape, const RankTcp& tcp);
 
 // The environment a rank of the emulated cluster gets: its link device (for
 // the link meter) and the NCCL settings that keep NCCL on that link.

@@ -9,7 +9,7 @@
 
 #include "tools/net/command_runner.h"
 #include "tools/net/link_shaper.h"
-#include "tools/net/tcp_congestion.h"
+#include "tools/net/rank_tcp.h"
 #include "tools/net/net_cleanup.h"
 #include "tools/net/net_lock.h"
 
@@ -45,7 +45,7 @@ Status explain_qdisc_failure(const Status& s, const LinkShape& shape) {
 }  // namespace
 
 Result<std::unique_ptr<EmulatedNetwork>> EmulatedNetwork::create(int world, const LinkShape& shape,
-                                                                 const std::string& tcp_cc,
+                                                                 const RankTcp& tcp,
                                                                  const std::function<bool()>& cancelled) {
   // Held while building: a concurrent run must not pick the same subnet, nor
   // mistake our half-built cluster for a leftover.
@@ -57,7 +57,7 @@ Result<std::unique_ptr<EmulatedNetwork>> EmulatedNetwork::create(int world, cons
   OMNIB_RETURN_IF_ERROR(remove_emulated_network(getpid()));
   auto plan = make_net_plan(getpid(), world, subnets_in_use());
   if (!plan.is_ok()) return plan.status();
-  std::unique_ptr<EmulatedNetwork> net(new EmulatedNetwork(plan.take(), shape, tcp_cc));
+  std::unique_ptr<EmulatedNetwork> net(new EmulatedNetwork(plan.take(), shape, tcp));
   Status built = net->build(cancelled);
   if (!built.is_ok()) {
     (void)net->tear_down();
@@ -90,7 +90,7 @@ Status EmulatedNetwork::build(const std::function<bool()>& cancelled) {
     OMNIB_RETURN_IF_ERROR(step({"ip", "-n", r.netns, "addr", "add", r.address + prefix_len, "dev", r.rank_dev}));
     OMNIB_RETURN_IF_ERROR(step({"ip", "-n", r.netns, "link", "set", "dev", r.rank_dev, "up"}));
     OMNIB_RETURN_IF_ERROR(step({"ip", "-n", r.netns, "link", "set", "dev", "lo", "up"}));
-    if (!tcp_cc_.empty()) OMNIB_RETURN_IF_ERROR(step(set_tcp_congestion_command(r.netns, tcp_cc_)));
+    for (const auto& argv : rank_tcp_commands(r.netns, tcp_)) OMNIB_RETURN_IF_ERROR(step(argv));
     // Egress inside the namespace shapes what the rank sends; egress of the
     // bridge-side end shapes what it receives.
     for (const auto& argv : shaping_commands(r.netns, r.rank_dev, shape_, LinkEnd::kRank))

@@ -11,6 +11,7 @@
 #include "engine/base/status.h"
 #include "tools/config/link_shape.h"
 #include "tools/net/net_plan.h"
+#include "tools/net/rank_tcp.h"
 
 namespace omnib {
 
@@ -21,11 +22,8 @@ class EmulatedNetwork {
   // while it runs ip and tc (a few ms per command). `cancelled` is polled
   // between steps: when it returns true, what was built is removed and the
   // result is kUnavailable "interrupted". On any failure nothing is left.
-  // `tcp_cc`, when not empty, becomes every rank namespace's TCP congestion
-  // control (a name resolve_tcp_congestion accepted); empty keeps the
-  // namespaces' own default, the host's.
-  static Result<std::unique_ptr<EmulatedNetwork>> create(int world, const LinkShape& shape,
-                                                         const std::string& tcp_cc = "",
+  // `tcp` is written into every rank's namespace (rank_tcp.h).
+  static Result<std::unique_ptr<EmulatedNetwork>> create(int world, const LinkShape& shape, const RankTcp& tcp = {},
                                                          const std::function<bool()>& cancelled = {});
 
   // Tears the cluster down (see tear_down).
@@ -42,13 +40,13 @@ class EmulatedNetwork {
   const LinkShape& shape() const { return shape_; }
 
  private:
-  EmulatedNetwork(NetPlan plan, LinkShape shape, std::string tcp_cc)
-      : plan_(std::move(plan)), shape_(shape), tcp_cc_(std::move(tcp_cc)) {}
+  EmulatedNetwork(NetPlan plan, LinkShape shape, RankTcp tcp)
+      : plan_(std::move(plan)), shape_(shape), tcp_(std::move(tcp)) {}
   Status build(const std::function<bool()>& cancelled);
 
   NetPlan plan_;
   LinkShape shape_;
-  std::string tcp_cc_;
+  RankTcp tcp_;
   bool torn_down_ = false;
 };
 

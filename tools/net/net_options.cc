@@ -26,6 +26,14 @@ void bind_net_options(CLI::App& cmd, NetOptions& o) {
                                    "this kernel has loaded), or host for this host's default; recorded as tcp_cc")
                         ->capture_default_str()
                         ->group("Network");
+  o.idle_restart_option =
+      cmd.add_option("--tcp-idle-restart", o.idle_restart_text,
+                     "with --net emulate: on lets the ranks' TCP restart from slow start after an idle spell "
+                     "(the kernel's default); off, the default here, keeps interleaved algorithms from slowing "
+                     "each other; recorded as tcp_idle_restart")
+          ->check(CLI::IsMember({"on", "off"}))
+          ->capture_default_str()
+          ->group("Network");
 }
 
 Status validate_net_options(NetOptions& o, int world) {
@@ -46,18 +54,20 @@ Status validate_net_options(NetOptions& o, int world) {
       (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
   if (!o.emulate && shape_given)
     return usage_error("--link-rate and --link-delay shape emulated links: add --net emulate (loopback is not shaped)");
-  const bool cc_given = o.tcp_cc_option && o.tcp_cc_option->count() > 0;
-  if (!o.emulate && cc_given)
-    return usage_error("--tcp-cc sets the TCP of emulated ranks: add --net emulate (loopback ranks share this "
-                       "host's TCP settings)");
+  for (const CLI::Option* tcp_option : {o.tcp_cc_option, o.idle_restart_option})
+    if (!o.emulate && tcp_option && tcp_option->count() > 0)
+      return usage_error(tcp_option->get_name() +
+                         " sets the TCP of emulated ranks: add --net emulate (loopback ranks share this host's TCP "
+                         "settings)");
   if (o.emulate && world > kMaxEmulatedRanks)
     return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) +
                        " ranks, but --nodes plus " + "--aggregators is " + std::to_string(world) + ": use fewer");
-  o.tcp_cc.clear();
+  o.tcp = RankTcp{};
   if (o.emulate) {
     auto cc = resolve_tcp_congestion(o.tcp_cc_text);
     if (!cc.is_ok()) return cc.status();
-    o.tcp_cc = cc.take();
+    o.tcp.congestion = cc.take();
+    o.tcp.idle_restart = o.idle_restart_text == "on";
   }
   return Status::ok();
 }

@@ -1,5 +1,5 @@
 // The network options a benchmark command takes: --net, --link-rate,
-// --link-delay, --tcp-cc: their CLI binding and checks (RunConfig records them).
+// --link-delay, --tcp-cc, --tcp-idle-restart: their CLI binding and checks (RunConfig records them).
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "engine/base/status.h"
 #include "tools/config/link_shape.h"
+#include "tools/net/rank_tcp.h"
 
 namespace omnib {
 
@@ -16,16 +17,18 @@ struct NetOptions {
   std::string link_rate_text = "10gbit";
   std::string link_delay_text = "0";
   std::string tcp_cc_text = "host";  // the ranks' TCP congestion control; host: this host's default
+  std::string idle_restart_text = "off";  // the ranks' slow start after idle (rank_tcp.h says why off)
 
   // Derived by validate_net_options().
   bool emulate = false;
   LinkShape link;
-  std::string tcp_cc;  // under emulation: the algorithm's name, resolved ("" otherwise)
+  RankTcp tcp;  // under emulation: what the ranks' TCP runs (congestion control resolved by name)
 
   // Set by bind_net_options(), to tell given values from defaults.
   const CLI::Option* rate_option = nullptr;
   const CLI::Option* delay_option = nullptr;
   const CLI::Option* tcp_cc_option = nullptr;
+  const CLI::Option* idle_restart_option = nullptr;
 };
 
 void bind_net_options(CLI::App& cmd, NetOptions& o);

@@ -3,8 +3,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/net/command_runner.h"
-
 namespace omnib {
 namespace {
 
@@ -35,13 +33,6 @@ Result<std::string> resolve_tcp_congestion(const std::string& asked, const std::
 
 Result<std::string> resolve_tcp_congestion(const std::string& asked) {
   return resolve_tcp_congestion(asked, first_line(kDefaultPath), first_line(kAvailablePath));
-}
-
-std::vector<std::string> set_tcp_congestion_command(const std::string& netns, const std::string& name) {
-  // A sysctl of the namespace: written from inside it (procps' sysctl is not
-  // everywhere; a shell is). The name goes in as an argument, never as code.
-  return {"ip", "netns", "exec", netns, find_tool("sh"), "-c", std::string("printf '%s' \"$1\" > ") + kDefaultPath,
-          "omnib-tcp-cc", name};
 }
 
 std::string current_tcp_congestion() { return first_line(kDefaultPath); }

@@ -4,7 +4,7 @@
 // flows share the emulated links: at 4 workers, 4 MiB, density 1, 25 Mbit/s,
 // ring reached 97-98% of its link limit under cubic and 91% under bbr
 // (docs/emulation.md, "The ranks' TCP"). So the launcher sets it in every
-// rank's namespace and the result records it.
+// rank's namespace (rank_tcp.h) and the result records it.
 #pragma once
 
 #include <string>
@@ -25,10 +25,6 @@ Result<std::string> resolve_tcp_congestion(const std::string& asked, const std::
 
 // The same, with this host's default and list (/proc/sys/net/ipv4/).
 Result<std::string> resolve_tcp_congestion(const std::string& asked);
-
-// The command that sets namespace `netns`'s default to `name` (already
-// resolved: the command writes it to the namespace's sysctl).
-std::vector<std::string> set_tcp_congestion_command(const std::string& netns, const std::string& name);
 
 // The default of the namespace this process runs in; "" when unreadable.
 std::string current_tcp_congestion();

@@ -26,9 +26,11 @@ namespace omnib {
 // omni's route ("route" in the identity, "routes" per record). Version 6:
 // how workers wait for their GPU ("gpu_sync" in the identity). Version 7:
 // simulated records (`omni-bench simulate`: "simulated", net "simulate" and
-// "topology" in the identity).
+// "topology" in the identity). Version 8: the emulated ranks' congestion
+// control ("tcp_cc"); version 9: their slow start after idle
+// ("tcp_idle_restart").
 // docs/json-schema.md says how older files load.
-constexpr int kSchemaVersion = 8;
+constexpr int kSchemaVersion = 9;
 
 // One whole run of interleaved rounds (--repeat makes several): what compare
 // judges when it looks at the spread between runs.

@@ -46,10 +46,12 @@ Status TableReporter::begin(const RunContext& context) {
   layout_.link = cfg.value("net", "") == "emulate";
   if (layout_.link) {
     const std::string tcp_cc = cfg.value("tcp_cc", "");
+    const std::string idle_restart = cfg.value("tcp_idle_restart", "");
     print_wrapped(out_, "# net: ",
                   "emulated links of " + format_link_rate(cfg.value("link_rate_bps", uint64_t{0})) + " each way, " +
                       format_link_delay(std::chrono::nanoseconds(cfg.value("link_delay_ns", int64_t{0}))) + " delay" +
-                      (tcp_cc.empty() ? "" : ", TCP congestion control " + tcp_cc));
+                      (tcp_cc.empty() ? "" : ", TCP congestion control " + tcp_cc) +
+                      (idle_restart.empty() ? "" : ", slow start after idle " + idle_restart));
   }
   print_table_legend(out_, layout_);
   std::fprintf(out_, "#\n");
