@@ -74,6 +74,11 @@ simulation() {
   validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic.json" --tcp-idle-restart on --force
   "$bin" simulate --against "$dir/emulated-16M-cubic.json" --calibration "$dir/calibration.json" \
     > "$dir/validation-16M-cubic.txt"
+  # And with the ranks keeping their windows across idle time (this
+  # build's default): interleaved algorithms no longer slow each other.
+  validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic-no-idle-restart.json" --force
+  "$bin" simulate --against "$dir/emulated-16M-cubic-no-idle-restart.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-16M-cubic-no-idle-restart.txt"
   "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \
     --sizes 16M --link-rate 100gbit --link-delay 1us --topology fat-tree -J "$dir/scaling-100gbit.json" --force
   rm -rf plots/simulated-scaling-100gbit
