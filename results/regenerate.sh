@@ -79,6 +79,9 @@ simulation() {
   validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic-no-idle-restart.json" --force
   "$bin" simulate --against "$dir/emulated-16M-cubic-no-idle-restart.json" --calibration "$dir/calibration.json" \
     > "$dir/validation-16M-cubic-no-idle-restart.txt"
+  validation_runs 50mbit 64M cubic "$dir/emulated-64M-50mbit-cubic-no-idle-restart.json" --force
+  "$bin" simulate --against "$dir/emulated-64M-50mbit-cubic-no-idle-restart.json" \
+    --calibration "$dir/calibration.json" > "$dir/validation-64M-held-out-cubic-no-idle-restart.txt"
   "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \
     --sizes 16M --link-rate 100gbit --link-delay 1us --topology fat-tree -J "$dir/scaling-100gbit.json" --force
   rm -rf plots/simulated-scaling-100gbit
