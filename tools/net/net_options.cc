@@ -36,6 +36,12 @@ void bind_net_options(CLI::App& cmd, NetOptions& o) {
           ->group("Network");
 }
 
+const CLI::Option* NetOptions::given_tcp_option() const {
+  for (const CLI::Option* option : {tcp_cc_option, idle_restart_option})
+    if (option && option->count() > 0) return option;
+  return nullptr;
+}
+
 Status validate_net_options(NetOptions& o, int world) {
   if (o.mode_text == "loopback") {
     o.emulate = false;
@@ -54,11 +60,10 @@ Status validate_net_options(NetOptions& o, int world) {
       (o.rate_option && o.rate_option->count() > 0) || (o.delay_option && o.delay_option->count() > 0);
   if (!o.emulate && shape_given)
     return usage_error("--link-rate and --link-delay shape emulated links: add --net emulate (loopback is not shaped)");
-  for (const CLI::Option* tcp_option : {o.tcp_cc_option, o.idle_restart_option})
-    if (!o.emulate && tcp_option && tcp_option->count() > 0)
-      return usage_error(tcp_option->get_name() +
-                         " sets the TCP of emulated ranks: add --net emulate (loopback ranks share this host's TCP "
-                         "settings)");
+  if (const CLI::Option* tcp_option = o.given_tcp_option(); tcp_option && !o.emulate)
+    return usage_error(tcp_option->get_name() +
+                       " sets the TCP of emulated ranks: add --net emulate (loopback ranks share this host's TCP "
+                       "settings)");
   if (o.emulate && world > kMaxEmulatedRanks)
     return usage_error("--net emulate holds at most " + std::to_string(kMaxEmulatedRanks) +
                        " ranks, but --nodes plus " + "--aggregators is " + std::to_string(world) + ": use fewer");

@@ -29,6 +29,10 @@ struct NetOptions {
   const CLI::Option* delay_option = nullptr;
   const CLI::Option* tcp_cc_option = nullptr;
   const CLI::Option* idle_restart_option = nullptr;
+
+  // The first option that sets the ranks' TCP (--tcp-cc, --tcp-idle-restart)
+  // given on the command line; null when none was.
+  const CLI::Option* given_tcp_option() const;
 };
 
 void bind_net_options(CLI::App& cmd, NetOptions& o);

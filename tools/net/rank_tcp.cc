@@ -1,6 +1,7 @@
 #include "tools/net/rank_tcp.h"
 
 #include "tools/net/command_runner.h"
+#include "tools/net/tcp_congestion.h"
 
 namespace omnib {
 namespace {
@@ -16,7 +17,7 @@ std::vector<std::string> write_sysctl_command(const std::string& netns, const ch
 std::vector<std::vector<std::string>> rank_tcp_commands(const std::string& netns, const RankTcp& tcp) {
   std::vector<std::vector<std::string>> commands;
   if (!tcp.congestion.empty())
-    commands.push_back(write_sysctl_command(netns, "/proc/sys/net/ipv4/tcp_congestion_control", tcp.congestion));
+    commands.push_back(write_sysctl_command(netns, kTcpCongestionSysctl, tcp.congestion));
   commands.push_back(
       write_sysctl_command(netns, "/proc/sys/net/ipv4/tcp_slow_start_after_idle", tcp.idle_restart ? "1" : "0"));
   return commands;

@@ -14,6 +14,9 @@
 
 namespace omnib {
 
+// The sysctl that holds a namespace's default.
+inline constexpr const char* kTcpCongestionSysctl = "/proc/sys/net/ipv4/tcp_congestion_control";
+
 // What --tcp-cc takes to mean "whatever this host's default is".
 inline constexpr const char* kHostTcpCongestion = "host";
 

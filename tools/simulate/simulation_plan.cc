@@ -15,10 +15,9 @@ namespace omnib {
 Result<SimulationPlan> plan_simulation(const SimulateOptions& o) {
   if (o.run.net.mode_text != "loopback")
     return usage_error("--net has no meaning here: the network is simulated (--topology, --link-rate, --link-delay)");
-  for (const CLI::Option* tcp_option : {o.run.net.tcp_cc_option, o.run.net.idle_restart_option})
-    if (tcp_option && tcp_option->count() > 0)
-      return usage_error(tcp_option->get_name() +
-                         " sets the TCP of emulated ranks: a simulated flow has none (docs/simulation.md)");
+  if (const CLI::Option* tcp_option = o.run.net.given_tcp_option())
+    return usage_error(tcp_option->get_name() +
+                       " sets the TCP of emulated ranks: a simulated flow has none (docs/simulation.md)");
   SimulationPlan p;
   AllreduceOptions run = o.run;
   run.net.rate_option = run.net.delay_option = nullptr;  // they shape the simulated links here
@@ -57,10 +56,13 @@ Result<SimulationPlan> plan_for_emulated(const RunConfig& emulated, const std::v
   // The configuration's own allreduce arguments, its links given to the
   // simulated star instead of to --net emulate (the ranks' TCP has no
   // counterpart in a flow model).
+  RunConfig links_only = emulated;
+  links_only.tcp_cc.clear();
+  links_only.tcp_idle_restart.clear();
   std::vector<std::string> args;
-  const std::vector<std::string> again = emulated.allreduce_args();
+  const std::vector<std::string> again = links_only.allreduce_args();
   for (size_t i = 0; i < again.size(); ++i) {
-    if (again[i] == "--net" || again[i] == "--tcp-cc" || again[i] == "--tcp-idle-restart") {
+    if (again[i] == "--net") {
       ++i;
       continue;
     }
