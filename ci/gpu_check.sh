@@ -236,7 +236,7 @@ figures device-inplace-block5000 "$table"
 step_errors='ERROR OCCURRED' step microbench "$build/omnib-microbench" \
   --benchmark_filter="${GPU_CHECK_BENCH_FILTER:-Gpu}" --benchmark_min_time="${GPU_CHECK_BENCH_MIN_TIME:-0.05}" \
   --benchmark_out="$logs/microbench.json" --benchmark_out_format=json
-figures microbench 'copy_fraction|ship_fraction|ERROR OCCURRED' 130
+figures microbench 'copy_fraction|ship_fraction|take_overhead|ERROR OCCURRED' 150
 
 # 6. Why the compaction kernel falls short of copy bandwidth, where Nsight
 # Compute is installed and loads: one launch of any kernel whose name holds

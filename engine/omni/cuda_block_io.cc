@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cuda/block_compaction.cuh"
+#include "cuda/block_taking.cuh"
 
 namespace omnib::gpu {
 namespace {
@@ -84,21 +85,37 @@ Status CudaBlockIo::reserve_send_staging() {
   return Status::ok();
 }
 
-Status CudaBlockIo::queue_pieces(bool dense) {
+// Taking's staging, for the tensor begin() sized the rest for: a slot's
+// entries hold the most elements a block of the layout can have taken.
+Status CudaBlockIo::reserve_taken_staging() {
+  const uint64_t entries = std::max<uint64_t>(1, layout_.num_blocks()) * taken_slot_capacity(layout_.block_size());
+  OMNIB_RETURN_IF_ERROR(reserve_pinned(send_.taken_positions, entries * sizeof(uint32_t)));
+  return reserve_pinned(send_.taken_values, entries * elem_size_);
+}
+
+Status CudaBlockIo::ensure_queued(bool dense, bool taking) {
+  const SendSide& side = send_;
+  if (side.queued && side.dense == dense && side.taking == taking) return Status::ok();
+  return queue_pieces(dense, taking);
+}
+
+Status CudaBlockIo::queue_pieces(bool dense, bool taking) {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
+  if (taking) OMNIB_RETURN_IF_ERROR(reserve_taken_staging());
   SendSide& side = send_;
   side.queued = true;
   side.dense = dense;
+  side.taking = taking;
   side.cursor = 0;
   side.queued_ns = trace::now_ns();
   for (size_t k = 0; k < side.active_pieces; ++k) {
     side.pieces[k].ready = false;
-    OMNIB_RETURN_IF_ERROR(queue_piece(side.pieces[k], side.streams[k % side.streams.size()].get(), dense));
+    OMNIB_RETURN_IF_ERROR(queue_piece(side.pieces[k], side.streams[k % side.streams.size()].get()));
   }
   return Status::ok();
 }
 
-Status CudaBlockIo::queue_piece(Piece& piece, Stream stream, bool dense) {
+Status CudaBlockIo::queue_piece(Piece& piece, Stream stream) {
   SendSide& side = send_;
   const uint64_t first = piece.blocks.begin;
   const size_t value_offset = layout_.block_begin(first) * elem_size_;
@@ -110,7 +127,15 @@ Status CudaBlockIo::queue_piece(Piece& piece, Stream stream, bool dense) {
   out.values = static_cast<uint8_t*>(side.values.device()) + value_offset;
   // Dense, every block is listed: a copy of the piece, with the counts.
   OMNIB_RETURN_IF_ERROR(compact_blocks_async(in_.data, elem_size_, layout_, piece.blocks, out, stream,
-                                             dense ? CompactionMode::kEveryBlock : CompactionMode::kNonZeroBlocks));
+                                             side.dense ? CompactionMode::kEveryBlock : CompactionMode::kNonZeroBlocks));
+  if (side.taking) {
+    // After the compaction on the same stream: it reads the slots just written.
+    const uint64_t first_entry = first * taken_slot_capacity(layout_.block_size());
+    TakenOutputs taken;
+    taken.positions = static_cast<uint32_t*>(side.taken_positions.device()) + first_entry;
+    taken.values = static_cast<uint8_t*>(side.taken_values.device()) + first_entry * elem_size_;
+    OMNIB_RETURN_IF_ERROR(take_block_elements_async(in_.data, elem_size_, layout_, piece.blocks, out, taken, stream));
+  }
   return piece.done.record(stream);
 }
 
@@ -151,7 +176,9 @@ void CudaBlockIo::trace_piece(const Piece& piece, size_t index) {
 Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
                          std::vector<uint32_t>* nonzeros) {
   SendSide& side = send_;
-  if (!side.queued || side.dense != dense) OMNIB_RETURN_IF_ERROR(queue_pieces(dense));
+  // A collective that takes elements asks for them from its first find on;
+  // plain finds after that read the same compaction.
+  OMNIB_RETURN_IF_ERROR(ensure_queued(dense, side.queued && side.dense == dense && side.taking));
   to = std::min<uint64_t>(to, layout_.num_blocks());
   if (from >= to) return Status::ok();
   OMNIB_RETURN_IF_ERROR(wait_for_pieces(to));
@@ -174,6 +201,30 @@ Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uin
                             found.push_back(b);
                             if (nonzeros) nonzeros->push_back(counts[slot]);
                           });
+  return Status::ok();
+}
+
+Status CudaBlockIo::find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found,
+                                std::vector<uint32_t>& nonzeros, FoundElements& taken) {
+  OMNIB_RETURN_IF_ERROR(ensure_queued(false, true));
+  const size_t before = found.size();
+  OMNIB_RETURN_IF_ERROR(find(from, to, false, found, &nonzeros));
+  // The pieces find() waited for have taken their elements too.
+  const SendSide& side = send_;
+  const uint64_t capacity = taken_slot_capacity(layout_.block_size());
+  const uint32_t* positions = side.taken_positions.as<uint32_t>();
+  const uint8_t* values = side.taken_values.as<uint8_t>();
+  for (size_t k = before; k < found.size(); ++k) {
+    const uint32_t count = nonzeros[k];
+    if (!takes_block(count, layout_.block_length(found[k]))) {
+      taken.first.push_back(FoundElements::kNotTaken);
+      continue;
+    }
+    const uint64_t entry = slot_of(found[k]) * capacity;
+    taken.first.push_back(taken.positions.size());
+    taken.positions.insert(taken.positions.end(), positions + entry, positions + entry + count);
+    taken.values.insert(taken.values.end(), values + entry * elem_size_, values + (entry + count) * elem_size_);
+  }
   return Status::ok();
 }
 

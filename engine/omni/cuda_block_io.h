@@ -8,7 +8,11 @@
 // piece's batches are on the wire while later pieces still compact. The
 // kernel's counts choose each batch's encoding (the host never reads staged
 // values for that), and value_iovecs() finds a block's packed position from
-// where the last one was, without a search in the usual order.
+// where the last one was, without a search in the usual order. When the
+// engine asks for the blocks' elements too (find_taking: batches that may go
+// sparse), a second kernel per piece takes each sparse block's non-zero
+// elements (cuda/block_taking.cuh) into pinned staging of their own, and the
+// host packs bitmaps and offsets from those without reading staged values.
 //
 // Receive half: out of place, the output is zeroed on the device first (any
 // shard layout); each arriving batch is copied into pinned staging (sparse
@@ -49,6 +53,8 @@ class CudaBlockIo final : public WorkerBlockIo {
                const ShardMap& shards) override;
   Status find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
               std::vector<uint32_t>* nonzeros) override;
+  Status find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found, std::vector<uint32_t>& nonzeros,
+                     FoundElements& taken) override;
   void value_iovecs(std::span<const uint64_t> blocks, std::vector<iovec>& out) override;
   Status begin_receive() override;
   Status store(int shard, const BatchView& batch) override;
@@ -70,6 +76,10 @@ class CudaBlockIo final : public WorkerBlockIo {
     PinnedBuffer nonzeros;        // uint32 per slot
     PinnedBuffer segment_counts;  // uint32 per segment
     PinnedBuffer values;          // slot j's block from element j * B
+    // Slot j's taken elements from entry j * taken_slot_capacity(B); sized
+    // the first time a tensor size is taken from.
+    PinnedBuffer taken_positions;  // uint32 per entry
+    PinnedBuffer taken_values;
     std::vector<Piece> pieces;  // grows to the most a tensor needed; events are kept
     size_t active_pieces = 0;   // this tensor's
     uint64_t segment_blocks = 1;
@@ -77,6 +87,7 @@ class CudaBlockIo final : public WorkerBlockIo {
     int64_t queued_ns = 0;      // host clock when the first piece was queued
     bool queued = false;
     bool dense = false;  // what was queued: every block, or the non-zero ones
+    bool taking = false;  // and whether each piece's sparse blocks are taken too
     uint64_t cursor = 0;  // the slot after the last one value_iovecs located
   };
   struct ReceiveSide {
@@ -89,8 +100,11 @@ class CudaBlockIo final : public WorkerBlockIo {
 
   explicit CudaBlockIo(int device) : device_(device) {}
   Status reserve_send_staging();
-  Status queue_pieces(bool dense);
-  Status queue_piece(Piece& piece, Stream stream, bool dense);
+  Status reserve_taken_staging();
+  Status queue_pieces(bool dense, bool taking);
+  Status queue_piece(Piece& piece, Stream stream);
+  // Queues the compaction (and taking) unless this collective's is queued already.
+  Status ensure_queued(bool dense, bool taking);
   Status wait_for_pieces(uint64_t to);
   void trace_piece(const Piece& piece, size_t index);
   uint64_t slot_of(uint64_t block);

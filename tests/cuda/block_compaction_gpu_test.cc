@@ -13,6 +13,7 @@
 #include "cuda/block_compaction.cuh"
 #include "cuda/device_buffer.h"
 #include "engine/blocks/block_compaction.h"
+#include "tests/cuda/gpu_test_buffers.h"
 #include "tests/support/block_compaction_inputs.h"
 
 namespace omnib {
@@ -20,6 +21,8 @@ namespace {
 
 using gpu::DeviceBuffer;
 using gpu::PinnedBuffer;
+using gpu_test::download;
+using gpu_test::take_or_fail;
 using test_inputs::kPoison;
 
 #define ASSERT_OK(expr)                                     \
@@ -27,12 +30,6 @@ using test_inputs::kPoison;
     ::omnib::Status s_ = (expr);                            \
     ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.message(); \
   } while (0)
-
-template <typename T>
-T take_or_fail(Result<T> r) {
-  EXPECT_TRUE(r.is_ok()) << r.status().message();
-  return r.take();
-}
 
 // A device buffer holding `host` between poisoned guards: `offset_words`
 // elements before it (to misalign it on purpose) and one element after.
@@ -50,16 +47,7 @@ DeviceBuffer upload(const std::vector<W>& host, size_t offset_words = 0) {
 // A device buffer of `n` copies of `value`.
 template <typename T>
 DeviceBuffer filled(size_t n, T value) {
-  DeviceBuffer d = take_or_fail(DeviceBuffer::allocate(n * sizeof(T)));
-  EXPECT_TRUE(gpu::copy_to_device(d.data(), std::vector<T>(n, value).data(), n * sizeof(T)).is_ok());
-  return d;
-}
-
-template <typename T>
-std::vector<T> download(const void* device, size_t n) {
-  std::vector<T> host(n);
-  EXPECT_TRUE(gpu::copy_to_host(host.data(), device, n * sizeof(T)).is_ok());
-  return host;
+  return gpu_test::device_copy(std::vector<T>(n, value));
 }
 
 constexpr uint32_t kPoison32 = kPoison;

@@ -64,6 +64,21 @@ TEST_P(CudaBlockIoTest, StagesWhatTheHostWouldSend) {
   test_block_io::expect_stages_like_reference(*io, host, layout, map, {1, 7, 100000});
 }
 
+// The taking kernel's elements reach the host as the host scan takes them.
+TEST_P(CudaBlockIoTest, TakesWhatTheHostScanTakes) {
+  const auto [block_size, density, shards, striped] = GetParam();
+  const size_t count = 100003;
+  std::vector<uint32_t> host = density == 0.0 ? std::vector<uint32_t>(count, 0)
+                                              : test_inputs::make_element_sparse(count, block_size, 43);
+  DeviceTensor in = to_device(host);
+  DeviceTensor out = to_device(std::vector<uint32_t>(count, kPoison));
+  const BlockLayout layout(count, block_size);
+  auto io = make_io(shards);
+  ASSERT_NE(io, nullptr);
+  ASSERT_TRUE(io->begin(in.view, out.view, layout, test_block_io::test_map(layout, shards, striped)).is_ok());
+  test_block_io::expect_takes_like_reference(*io, host, layout);
+}
+
 TEST_P(CudaBlockIoTest, ReceiveMatchesTheHostContract) {
   const auto [block_size, density, shards, striped] = GetParam();
   const size_t count = 100003;

@@ -31,6 +31,18 @@ TEST_P(HostBlockIoTest, FindsTheNonZeroBlocksOfEveryShard) {
   test_block_io::expect_stages_like_reference(io, in, layout, map, {1, 3, 1000});
 }
 
+TEST_P(HostBlockIoTest, TakesTheElementsOfSparseBlocks) {
+  const auto [block_size, density, shards, striped] = GetParam();
+  const size_t count = 10007;
+  std::vector<uint32_t> in = density == 0.0 ? std::vector<uint32_t>(count, 0)
+                                            : test_inputs::make_element_sparse(count, block_size, 42);
+  std::vector<uint32_t> out(count, kPoison);
+  const BlockLayout layout(count, block_size);
+  HostBlockIo io(shards);
+  ASSERT_TRUE(io.begin(host_view(in), host_view(out), layout, test_map(layout, shards, striped)).is_ok());
+  test_block_io::expect_takes_like_reference(io, in, layout);
+}
+
 const EncodingPolicy kPolicies[] = {EncodingPolicy::kBlocks, EncodingPolicy::kBitmap, EncodingPolicy::kCoo,
                                     EncodingPolicy::kAuto};
 

@@ -25,6 +25,15 @@ struct Bits {
 constexpr uint32_t kPoison = Bits<uint32_t>::kPoison;
 constexpr uint32_t kNegativeZero = Bits<uint32_t>::kSign;
 
+// A random element with a bit set other than the sign bit, never the poison.
+template <typename W>
+W random_nonzero_element(std::mt19937_64& rng) {
+  std::uniform_int_distribution<uint32_t> bits;
+  W v;
+  do v = static_cast<W>(bits(rng)); while ((v & Bits<W>::kMagnitude) == 0 || v == Bits<W>::kPoison);
+  return v;
+}
+
 // A tensor of `count` elements whose blocks are non-zero with probability
 // `density`. Zero blocks mix +0.0 and -0.0; non-zero blocks are dense, half
 // zero, or hold a single non-zero element (sometimes a denormal or a
@@ -36,11 +45,7 @@ std::vector<W> make_block_sparse(size_t count, size_t block_size, double density
   std::bernoulli_distribution nonzero(density);
   std::uniform_int_distribution<uint32_t> bits;
   std::uniform_int_distribution<int> style(0, 3);
-  auto random_nonzero = [&] {
-    W v;
-    do v = static_cast<W>(bits(rng)); while ((v & Bits<W>::kMagnitude) == 0 || v == Bits<W>::kPoison);
-    return v;
-  };
+  auto random_nonzero = [&] { return random_nonzero_element<W>(rng); };
   const W kNegativeZero = Bits<W>::kSign;
   BlockLayout layout(count, block_size);
   std::vector<W> t(count);
@@ -65,6 +70,35 @@ std::vector<W> make_block_sparse(size_t count, size_t block_size, double density
         t[begin + ((bits(rng) & 1) ? len - 1 : rng() % len)] = random_nonzero();
         break;
     }
+  }
+  return t;
+}
+
+// A tensor of `count` elements whose non-zero blocks are sparse inside:
+// each block is zero, holds one element, or has each element non-zero with
+// probability 1/64, 1/8, 1/4 or 1/2 (so some blocks sit either side of the
+// 1/kTakeDivisor line that decides whether a block's elements are taken),
+// over a background of +0.0 and -0.0.
+template <typename W = uint32_t>
+std::vector<W> make_element_sparse(size_t count, size_t block_size, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<uint32_t> bits;
+  std::uniform_int_distribution<int> style(0, 5);
+  auto random_nonzero = [&] { return random_nonzero_element<W>(rng); };
+  BlockLayout layout(count, block_size);
+  std::vector<W> t(count);
+  for (uint64_t b = 0; b < layout.num_blocks(); ++b) {
+    const size_t begin = layout.block_begin(b), len = layout.block_length(b);
+    for (size_t i = 0; i < len; ++i) t[begin + i] = (bits(rng) % 7 == 0) ? Bits<W>::kSign : W(0);
+    const int s = style(rng);
+    if (s == 0) continue;  // zero
+    if (s == 1) {          // one element
+      t[begin + rng() % len] = random_nonzero();
+      continue;
+    }
+    const uint32_t one_in = s == 2 ? 64 : s == 3 ? 8 : s == 4 ? 4 : 2;
+    for (size_t i = 0; i < len; ++i)
+      if (bits(rng) % one_in == 0) t[begin + i] = random_nonzero();
   }
   return t;
 }

@@ -2,6 +2,7 @@
 // the host and the device implementations to the same contract.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -103,6 +104,75 @@ inline void expect_stages_like_reference(WorkerBlockIo& io, const std::vector<ui
         }
       }
     }
+  }
+}
+
+// One found block's taken elements, as find_taking left them.
+struct TakenBlockElements {
+  bool taken = false;
+  std::vector<uint32_t> positions;
+  std::vector<uint8_t> values;
+  bool operator==(const TakenBlockElements&) const = default;
+};
+
+// The found blocks [begin, end) of `taken` (whose counts are counts[begin..end)), one entry each.
+inline std::vector<TakenBlockElements> taken_per_block(const FoundElements& taken, const uint32_t* counts, size_t n,
+                                                       size_t elem_size) {
+  std::vector<TakenBlockElements> out(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (taken.first[k] == FoundElements::kNotTaken) continue;
+    const uint64_t at = taken.first[k];
+    out[k].taken = true;
+    out[k].positions.assign(taken.positions.begin() + static_cast<std::ptrdiff_t>(at),
+                            taken.positions.begin() + static_cast<std::ptrdiff_t>(at + counts[k]));
+    out[k].values.assign(taken.values.data() + at * elem_size, taken.values.data() + (at + counts[k]) * elem_size);
+  }
+  return out;
+}
+
+// find_taking over pieces, as the engine's send lane calls it, gives the
+// blocks, counts and taken elements of the host scan (the reference), and
+// value_iovecs still addresses the found blocks' whole values afterwards (a
+// batch with a block too dense to take packs that block from them).
+inline void expect_takes_like_reference(WorkerBlockIo& io, const std::vector<uint32_t>& tensor,
+                                        const BlockLayout& layout) {
+  const uint64_t n = layout.num_blocks();
+  std::vector<uint64_t> want_found;
+  std::vector<uint32_t> want_counts;
+  FoundElements want_taken;
+  find_count_and_take_nonzero_blocks(tensor.data(), 4, layout, {0, n}, want_found, want_counts, want_taken);
+  const auto want = taken_per_block(want_taken, want_counts.data(), want_found.size(), 4);
+  for (uint64_t piece : {uint64_t{1}, uint64_t{37}, n + 1}) {
+    std::vector<uint64_t> found;
+    std::vector<uint32_t> counts;
+    std::vector<TakenBlockElements> got;
+    for (uint64_t from = 0; from < n; from += piece) {
+      FoundElements taken;
+      const size_t before = found.size();
+      const Status st = io.find_taking(from, std::min(n, from + piece), found, counts, taken);
+      ASSERT_TRUE(st.is_ok()) << st.message();
+      ASSERT_EQ(counts.size(), found.size()) << "piece " << piece;
+      ASSERT_EQ(taken.first.size(), found.size() - before) << "piece " << piece;
+      auto mine = taken_per_block(taken, counts.data() + before, found.size() - before, 4);
+      got.insert(got.end(), mine.begin(), mine.end());
+    }
+    ASSERT_EQ(found, want_found) << "piece " << piece;
+    EXPECT_EQ(counts, want_counts) << "piece " << piece;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k)
+      ASSERT_EQ(got[k], want[k]) << "block " << found[k] << " (" << counts[k] << " non-zeros), piece " << piece;
+    std::vector<iovec> iov;
+    io.value_iovecs(found, iov);
+    std::vector<uint8_t> values;
+    for (const iovec& v : iov)
+      values.insert(values.end(), static_cast<const uint8_t*>(v.iov_base),
+                    static_cast<const uint8_t*>(v.iov_base) + v.iov_len);
+    std::vector<uint8_t> want_values;
+    for (uint64_t b : found) {
+      const auto* p = reinterpret_cast<const uint8_t*>(tensor.data() + layout.block_begin(b));
+      want_values.insert(want_values.end(), p, p + layout.block_length(b) * 4);
+    }
+    EXPECT_EQ(values, want_values) << "whole values after taking, piece " << piece;
   }
 }
 

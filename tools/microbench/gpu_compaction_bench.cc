@@ -9,7 +9,11 @@
 //    quicker, reading the tensor at copy bandwidth (read_us; at low density
 //    the kernel writes little and is bound by its read). ship_fraction is
 //    the larger bound's time over the kernel's;
-//  - scatter against the device-to-device copy, as compaction.
+//  - scatter against the device-to-device copy, as compaction;
+//  - compaction and taking (the sparse blocks' elements listed for the
+//    host's bitmap and offsets packing) into pinned memory, on blocks with
+//    one element in 16 non-zero, against the compaction alone of the same
+//    tensor: take_overhead, the pair's time over the compaction's.
 // Times are CUDA event pairs around kLaunchesPerPair launches (manual time,
 // per launch), after one untimed warm-up. Without a device every benchmark
 // here is skipped with the reason.
@@ -21,6 +25,7 @@
 #include <vector>
 
 #include "cuda/block_compaction.cuh"
+#include "cuda/block_taking.cuh"
 #include "cuda/device_buffer.h"
 #include "cuda/gpu_timer.h"
 #include "tools/microbench/bench_inputs.h"
@@ -136,7 +141,10 @@ void BM_GpuMemcpyD2HPinned(benchmark::State& state) {
 
 // Each block is all ones (1.0f, or bf16 1.0) with probability `density`,
 // else all zero; decided per block by a hash, so 64M blocks take a moment.
-std::vector<uint8_t> block_sparse_bytes(const BlockLayout& layout, size_t elem_size, double density) {
+// With `one_in` > 1 a non-zero block holds a one in every one_in-th element
+// only (and its first), sparse enough inside for its elements to be taken.
+std::vector<uint8_t> block_sparse_bytes(const BlockLayout& layout, size_t elem_size, double density,
+                                        size_t one_in = 1) {
   std::vector<uint8_t> t(layout.count() * elem_size, 0);
   const auto threshold = static_cast<uint64_t>(density * 18446744073709551615.0);
   const uint32_t one32 = 0x3f800000u;
@@ -148,7 +156,7 @@ std::vector<uint8_t> block_sparse_bytes(const BlockLayout& layout, size_t elem_s
     h ^= h >> 31;
     if (density < 1 && h >= threshold) continue;
     uint8_t* at = t.data() + layout.block_begin(b) * elem_size;
-    for (size_t e = 0; e < layout.block_length(b); ++e, at += elem_size)
+    for (size_t e = 0; e < layout.block_length(b); e += one_in, at += one_in * elem_size)
       std::memcpy(at, elem_size == 4 ? static_cast<const void*>(&one32) : &one16, elem_size);
   }
   return t;
@@ -168,7 +176,7 @@ struct GpuInput {
   std::vector<uint64_t> packed_indices;  // for the scatter
 };
 
-bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuInput& in) {
+bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuInput& in, size_t one_in = 1) {
   const auto block_size = static_cast<size_t>(state.range(0));
   in.elem_size = elem_size;
   in.layout = BlockLayout(kGpuBytes / elem_size, block_size);
@@ -186,7 +194,7 @@ bool make_gpu_input(benchmark::State& state, size_t elem_size, bool pinned, GpuI
     }
   }
   in.out = {static_cast<uint64_t*>(outs[0]), outs[1], static_cast<uint32_t*>(outs[2]), static_cast<uint32_t*>(outs[3])};
-  const std::vector<uint8_t> host = block_sparse_bytes(in.layout, elem_size, density_of(state.range(1)));
+  const std::vector<uint8_t> host = block_sparse_bytes(in.layout, elem_size, density_of(state.range(1)), one_in);
   if (!take(state, gpu::DeviceBuffer::allocate(kGpuBytes), in.tensor) ||
       skip_on_error(state, gpu::copy_to_device(in.tensor.data(), host.data(), kGpuBytes)) ||
       skip_on_error(state, gpu::compact_blocks_async(in.tensor.data(), elem_size, in.layout, all, in.out)) ||
@@ -253,6 +261,32 @@ void BM_GpuCompactBf16(benchmark::State& state) { compact(state, 2, false); }
 void BM_GpuCompactShip(benchmark::State& state) { compact(state, 4, true); }
 void BM_GpuCompactShipBf16(benchmark::State& state) { compact(state, 2, true); }
 
+// Compaction and taking into pinned memory, as CudaBlockIo queues them for
+// batches that may go sparse, against the compaction alone.
+void BM_GpuCompactTakeShip(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  constexpr size_t kOneIn = 16;
+  GpuInput in;
+  gpu::PinnedBuffer positions, values;
+  if (!make_gpu_input(state, 4, true, in, kOneIn)) return;
+  const BlockRange all{0, in.layout.num_blocks()};
+  const uint64_t entries = all.size() * taken_slot_capacity(in.layout.block_size());
+  if (!take(state, gpu::PinnedBuffer::allocate(entries * 4), positions) ||
+      !take(state, gpu::PinnedBuffer::allocate(entries * 4), values)) {
+    return;
+  }
+  const gpu::TakenOutputs taken{static_cast<uint32_t*>(positions.device()), values.device()};
+  auto compact = [&] { return gpu::compact_blocks_async(in.tensor.data(), 4, in.layout, all, in.out); };
+  auto compact_and_take = [&]() -> Status {
+    OMNIB_RETURN_IF_ERROR(compact());
+    return gpu::take_block_elements_async(in.tensor.data(), 4, in.layout, all, in.out, taken);
+  };
+  run_timed(state, compact_and_take);
+  state.counters["blocks_out"] = static_cast<double>(in.n);
+  const double alone = median_seconds(compact), both = median_seconds(compact_and_take);
+  if (alone > 0 && both > 0) state.counters["take_overhead"] = both / alone;
+}
+
 void BM_GpuScatter(benchmark::State& state) {
   if (skip_without_device(state)) return;
   const bool zero = state.range(2) != 0;
@@ -291,6 +325,12 @@ BENCHMARK(BM_GpuCompact)->Apply(compaction_args);
 BENCHMARK(BM_GpuCompactBf16)->Apply(compaction_args);
 BENCHMARK(BM_GpuCompactShip)->Apply(compaction_args);
 BENCHMARK(BM_GpuCompactShipBf16)->Apply(compaction_args);
+
+BENCHMARK(BM_GpuCompactTakeShip)
+    ->ArgNames({"block", "permille"})
+    ->ArgsProduct({{32, 256, 1024, 65536}, {10, 100, 1000}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_GpuScatter)
     ->ArgNames({"block", "permille", "zero_rest"})
