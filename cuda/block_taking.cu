@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kThreads) take_elements_kernel(TakeArgs<E> a) 
   if (slot % a.segment_blocks >= a.segment_counts[slot / a.segment_blocks]) return;  // an unused slot
   const uint32_t count = a.nonzeros[slot];
   const uint64_t begin = a.indices[slot] * a.block_size;
-  if (begin >= a.end_elem) return;  // not a block of this range: never written by the compaction
+  if (begin >= a.end_elem) return;  // a corrupt slot: never read past the range
   const uint32_t len = static_cast<uint32_t>(min(static_cast<uint64_t>(a.block_size), a.end_elem - begin));
   const uint32_t most = len < kTakeDivisor ? 1 : len / static_cast<uint32_t>(kTakeDivisor);
   if (count > most) return;  // too dense to take (takes_block)

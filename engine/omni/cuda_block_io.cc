@@ -93,12 +93,6 @@ Status CudaBlockIo::reserve_taken_staging() {
   return reserve_pinned(send_.taken_values, entries * elem_size_);
 }
 
-Status CudaBlockIo::ensure_queued(bool dense, bool taking) {
-  const SendSide& side = send_;
-  if (side.queued && side.dense == dense && side.taking == taking) return Status::ok();
-  return queue_pieces(dense, taking);
-}
-
 Status CudaBlockIo::queue_pieces(bool dense, bool taking) {
   OMNIB_RETURN_IF_ERROR(use_device(device_));
   if (taking) OMNIB_RETURN_IF_ERROR(reserve_taken_staging());
@@ -173,21 +167,16 @@ void CudaBlockIo::trace_piece(const Piece& piece, size_t index) {
   side.tracks[stream]->leave();
 }
 
-Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
-                         std::vector<uint32_t>* nonzeros) {
-  SendSide& side = send_;
-  // A collective that takes elements asks for them from its first find on;
-  // plain finds after that read the same compaction.
-  OMNIB_RETURN_IF_ERROR(ensure_queued(dense, side.queued && side.dense == dense && side.taking));
+// Waits for the pieces that cover [from, to) and calls visit(block, slot)
+// for each block the queued compaction listed there, in index order.
+template <typename Visit>
+Status CudaBlockIo::walk_found(uint64_t from, uint64_t to, Visit&& visit) {
+  const SendSide& side = send_;
   to = std::min<uint64_t>(to, layout_.num_blocks());
   if (from >= to) return Status::ok();
   OMNIB_RETURN_IF_ERROR(wait_for_pieces(to));
-  const uint32_t* counts = side.nonzeros.as<uint32_t>();
-  if (dense) {  // every segment is full: block b sits in slot b
-    for (uint64_t b = from; b < to; ++b) {
-      found.push_back(b);
-      if (nonzeros) nonzeros->push_back(counts[b]);
-    }
+  if (side.dense) {  // every segment is full: block b sits in slot b
+    for (uint64_t b = from; b < to; ++b) visit(b, b);
     return Status::ok();
   }
   const uint64_t* indices = side.indices.as<uint64_t>();
@@ -197,35 +186,44 @@ Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uin
   for_each_compacted_slot(side.segment_counts.as<uint32_t>(), per_segment, from / per_segment,
                           (to + per_segment - 1) / per_segment, [&](uint64_t slot) {
                             const uint64_t b = indices[slot];
-                            if (b < from || b >= to) return;
-                            found.push_back(b);
-                            if (nonzeros) nonzeros->push_back(counts[slot]);
+                            if (b >= from && b < to) visit(b, slot);
                           });
   return Status::ok();
 }
 
+Status CudaBlockIo::find(uint64_t from, uint64_t to, bool dense, std::vector<uint64_t>& found,
+                         std::vector<uint32_t>* nonzeros) {
+  // A compaction queued with taking serves plain finds as well.
+  if (!send_.queued || send_.dense != dense) OMNIB_RETURN_IF_ERROR(queue_pieces(dense, false));
+  const uint32_t* counts = send_.nonzeros.as<uint32_t>();
+  return walk_found(from, to, [&](uint64_t b, uint64_t slot) {
+    found.push_back(b);
+    if (nonzeros) nonzeros->push_back(counts[slot]);
+  });
+}
+
 Status CudaBlockIo::find_taking(uint64_t from, uint64_t to, std::vector<uint64_t>& found,
                                 std::vector<uint32_t>& nonzeros, FoundElements& taken) {
-  OMNIB_RETURN_IF_ERROR(ensure_queued(false, true));
-  const size_t before = found.size();
-  OMNIB_RETURN_IF_ERROR(find(from, to, false, found, &nonzeros));
-  // The pieces find() waited for have taken their elements too.
+  if (!send_.queued || send_.dense || !send_.taking) OMNIB_RETURN_IF_ERROR(queue_pieces(false, true));
   const SendSide& side = send_;
+  const uint32_t* counts = side.nonzeros.as<uint32_t>();
   const uint64_t capacity = taken_slot_capacity(layout_.block_size());
   const uint32_t* positions = side.taken_positions.as<uint32_t>();
   const uint8_t* values = side.taken_values.as<uint8_t>();
-  for (size_t k = before; k < found.size(); ++k) {
-    const uint32_t count = nonzeros[k];
-    if (!takes_block(count, layout_.block_length(found[k]))) {
+  // The pieces walk_found waits for have taken their elements too.
+  return walk_found(from, to, [&](uint64_t b, uint64_t slot) {
+    const uint32_t count = counts[slot];
+    found.push_back(b);
+    nonzeros.push_back(count);
+    if (!takes_block(count, layout_.block_length(b))) {
       taken.first.push_back(FoundElements::kNotTaken);
-      continue;
+      return;
     }
-    const uint64_t entry = slot_of(found[k]) * capacity;
+    const uint64_t entry = slot * capacity;
     taken.first.push_back(taken.positions.size());
     taken.positions.insert(taken.positions.end(), positions + entry, positions + entry + count);
     taken.values.insert(taken.values.end(), values + entry * elem_size_, values + (entry + count) * elem_size_);
-  }
-  return Status::ok();
+  });
 }
 
 // The slot of a found block: usually the one after the last located (the

@@ -103,9 +103,9 @@ class CudaBlockIo final : public WorkerBlockIo {
   Status reserve_taken_staging();
   Status queue_pieces(bool dense, bool taking);
   Status queue_piece(Piece& piece, Stream stream);
-  // Queues the compaction (and taking) unless this collective's is queued already.
-  Status ensure_queued(bool dense, bool taking);
   Status wait_for_pieces(uint64_t to);
+  template <typename Visit>
+  Status walk_found(uint64_t from, uint64_t to, Visit&& visit);
   void trace_piece(const Piece& piece, size_t index);
   uint64_t slot_of(uint64_t block);
 
