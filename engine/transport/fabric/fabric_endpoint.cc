@@ -1,6 +1,8 @@
 #include "engine/transport/fabric/fabric_endpoint.h"
 
 #include <poll.h>
+#include <pthread.h>
+#include <pthread.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
@@ -168,6 +170,7 @@ void FabricEndpoint::release_memory(fid_mr* mr) {
 }
 
 void FabricEndpoint::run_thread() {
+  pthread_setname_np(pthread_self(), "omnib fabric");  // for top -H, perf and debuggers
   register_network_thread();
   std::vector<std::function<void()>> work;
   auto last_tick = Clock::now();
