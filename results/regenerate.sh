@@ -6,6 +6,8 @@
 #   results/regenerate.sh            the example study and its figures, the emulated scaling sweeps,
 #                                    the simulation's validation and scaling (below), and the CI baseline
 #   results/regenerate.sh --simulation   only the simulation's validation and scaling
+#   results/regenerate.sh --simulation-tables   only the calibration and validation tables,
+#                                    simulated again from the stored emulated runs (minutes, no root)
 #   results/regenerate.sh --check [DIR]    runs the example study twice (into DIR, kept, or a
 #                                          temporary folder) and checks that every speedup's
 #                                          direction reproduces (results/check_directions.py)
@@ -56,32 +58,41 @@ validation_runs() {
     --sizes "$2" -n 3 -w 1 --tcp-cc "$3" -J "$4" "${@:5}"
 }
 
-# The calibration fitted to the 16 MiB runs at 25 and 100 Mbit/s, the
-# simulation held against them and against 64 MiB at 50 Mbit/s (held out of
-# the fit), then node counts to 1024 on a 100 Gbit/s fat tree (the network
-# alone: this host's compute rates say nothing of a cluster's) and its plots.
+# The emulated runs, then the calibration fitted to the 16 MiB runs at 25
+# and 100 Mbit/s under this build's TCP defaults (cubic, windows kept across
+# idle time), every table simulated with it (the 64 MiB, 50 Mbit/s ones held
+# out of the fit; the older bbr and idle-restart runs for comparison), then
+# node counts to 1024 on a 100 Gbit/s fat tree (the network alone: this
+# host's compute rates say nothing of a cluster's) and its plots. Each
+# emulated run is a separate step, so `simulation_tables` alone redoes the
+# simulations of the stored runs (seconds) after a change to the model.
+simulation_tables() {
+  local dir=results/simulation
+  "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M-cubic-no-idle-restart.json" \
+    --force > "$dir/validation-16M-cubic-no-idle-restart.txt"
+  "$bin" simulate --against "$dir/emulated-64M-50mbit-cubic-no-idle-restart.json" \
+    --calibration "$dir/calibration.json" > "$dir/validation-64M-held-out-cubic-no-idle-restart.txt"
+  "$bin" simulate --against "$dir/emulated-16M.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-16M.txt"
+  "$bin" simulate --against "$dir/emulated-64M-50mbit.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-64M-held-out.txt"
+  "$bin" simulate --against "$dir/emulated-16M-cubic.json" --calibration "$dir/calibration.json" \
+    > "$dir/validation-16M-cubic.txt"
+}
+
 simulation() {
   local dir=results/simulation
   mkdir -p "$dir"
+  # Under bbr (this project's host default) with idle restart, as first made.
   validation_runs 25mbit,100mbit 16M bbr "$dir/emulated-16M.json" --tcp-idle-restart on --force
-  "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M.json" --force \
-    > "$dir/validation-16M.txt"
   validation_runs 50mbit 64M bbr "$dir/emulated-64M-50mbit.json" --tcp-idle-restart on --force
-  "$bin" simulate --against "$dir/emulated-64M-50mbit.json" --calibration "$dir/calibration.json" \
-    > "$dir/validation-64M-held-out.txt"
-  # The same 16 MiB runs with the ranks on cubic, held against the same
-  # calibration: how much of the gap is the congestion control's.
+  # Under cubic with idle restart: how much of the gap is the congestion control's.
   validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic.json" --tcp-idle-restart on --force
-  "$bin" simulate --against "$dir/emulated-16M-cubic.json" --calibration "$dir/calibration.json" \
-    > "$dir/validation-16M-cubic.txt"
-  # And with the ranks keeping their windows across idle time (this
-  # build's default): interleaved algorithms no longer slow each other.
+  # This build's defaults: the ranks keep their windows across idle time,
+  # so interleaved algorithms no longer slow each other.
   validation_runs 25mbit,100mbit 16M cubic "$dir/emulated-16M-cubic-no-idle-restart.json" --force
-  "$bin" simulate --against "$dir/emulated-16M-cubic-no-idle-restart.json" --calibration "$dir/calibration.json" \
-    > "$dir/validation-16M-cubic-no-idle-restart.txt"
   validation_runs 50mbit 64M cubic "$dir/emulated-64M-50mbit-cubic-no-idle-restart.json" --force
-  "$bin" simulate --against "$dir/emulated-64M-50mbit-cubic-no-idle-restart.json" \
-    --calibration "$dir/calibration.json" > "$dir/validation-64M-held-out-cubic-no-idle-restart.txt"
+  simulation_tables
   "$bin" sweep --simulate --nodes 2,8,64,256,1024 --algo omni,ring,sparcml-split,oktopk --density 0.01,0.1 \
     --sizes 16M --link-rate 100gbit --link-delay 1us --topology fat-tree -J "$dir/scaling-100gbit.json" --force
   rm -rf plots/simulated-scaling-100gbit
@@ -91,6 +102,9 @@ simulation() {
 case "${1:-}" in
   --simulation)
     simulation
+    exit 0 ;;
+  --simulation-tables)
+    simulation_tables
     exit 0 ;;
   --check|--recheck)
     # The studies go into the folder given after the option (kept, to look

@@ -126,6 +126,22 @@ TEST(ScheduleBytes, ABrokenScheduleFailsTheCheck) {
   EXPECT_NE(disagreement("ring", broken, g.cost), "");
 }
 
+// The engine's streams (omni, and ps, which runs on it) hold their senders
+// to a byte budget wherever the link rate is known; the other protocols'
+// flows only to TCP's windows: the port model (converging_ports.h) slows
+// only theirs.
+TEST(MessageSchedule, SaysWhetherAByteBudgetHoldsItsFlows) {
+  Generated g = generate(Case{4, 1 << 18, 0.1});
+  for (const std::string& algo : scheduled_algorithms()) {
+    ScheduleInputs in;
+    in.cost = g.cost;
+    const bool engine = algo == "omni" || algo == "ps";
+    EXPECT_EQ((*find_schedule(algo))(in).flows_budgeted(), engine) << algo;
+    in.cost.omni.link_rate_bps = 0;  // a rate nobody knows: no budget
+    EXPECT_FALSE((*find_schedule(algo))(in).flows_budgeted()) << algo;
+  }
+}
+
 TEST(MessageSchedule, RefusesForwardDependenciesAndStrangers) {
   MessageSchedule s(2);
   const uint32_t a = s.add(0, 1, 10, {});

@@ -55,8 +55,10 @@ TEST(Validation, JudgesOnlyPointsWhoseRanksGotTheirCpus) {
 }
 
 // Points on 25 and 100 Mbit/s stars, simulated with `truth`: what the fit
-// is given as the measurement.
-std::vector<EmulatedPoint> points_made_by(const Calibration& truth) {
+// is given as the measurement. With `lossy_owners`, sparcml-split's points
+// (whose owners hear from both other ranks at once) say their links lost
+// packets, as the emulated ones do at 4 and 8 workers.
+std::vector<EmulatedPoint> points_made_by(const Calibration& truth, bool lossy_owners = false) {
   std::vector<EmulatedPoint> points;
   for (uint64_t rate : {25'000'000ull, 100'000'000ull})
     for (double density : {0.05, 0.5})
@@ -69,6 +71,10 @@ std::vector<EmulatedPoint> points_made_by(const Calibration& truth) {
         p.config.size_bytes = 256 << 10;
         p.config.density = density;
         p.wait_share = 0.0;
+        if (lossy_owners && p.algo == "sparcml-split") {
+          p.link_bytes_per_call = 1e6;
+          p.retransmits_per_call = 100;  // 14% of the bytes
+        }
         points.push_back(p);
       }
   auto sim = PointSimulator::prepare(points);
@@ -97,9 +103,11 @@ TEST(CalibrationFit, FindsTheFactorsAndRatesThatMadeThePoints) {
   EXPECT_NEAR(fit.value().calibration.rates.scan_s_per_byte, 2e-9, 0.3e-9);
   EXPECT_NEAR(fit.value().calibration.rates.reduce_s_per_byte, 3e-9, 0.5e-9);
   EXPECT_LT(fit.value().rms_log_error, 0.01);
-  // No point had link delay: the latency factor stays, and says why.
+  // No point had link delay, none lost packets: the latency and incast
+  // factors stay, and say why.
   EXPECT_EQ(fit.value().calibration.latency_factor, 1.0);
-  ASSERT_EQ(fit.value().kept.size(), 1u);
+  EXPECT_EQ(fit.value().calibration.incast_factor, 1.0);
+  ASSERT_EQ(fit.value().kept.size(), 2u);
 
   // Not searching (no rounds) leaves the start's error: the fit did the work.
   auto idle = fit_calibration(points, simulate, Calibration{}, 0);
@@ -112,8 +120,31 @@ TEST(CalibrationFit, FindsTheFactorsAndRatesThatMadeThePoints) {
   EXPECT_EQ(fit_calibration(starved, simulate, Calibration{}).status().code(), Code::kUsage);
 }
 
+// Where some points' links lost packets, the incast factor is fitted to
+// every judged point (the port model slows the ports of converging senders
+// whether or not they lost), the other factors to the loss-free ones.
+TEST(CalibrationFit, FindsTheIncastFactorFromTheLossyPoints) {
+  if (!simulator_available()) GTEST_SKIP() << "this build lacks SimGrid";
+  Calibration truth;
+  truth.bandwidth_factor = 0.9;
+  truth.incast_factor = 0.8;
+  truth.rates.reduce_s_per_byte = 3e-9;
+  const std::vector<EmulatedPoint> points = points_made_by(truth, true);
+  auto sim = PointSimulator::prepare(points);
+  ASSERT_TRUE(sim.is_ok());
+  const SimulateAll simulate = [&](const Calibration& c) { return sim.value()->simulated_us(c); };
+  auto fit = fit_calibration(points, simulate, Calibration{});
+  ASSERT_TRUE(fit.is_ok()) << fit.status().message();
+  EXPECT_EQ(fit.value().lossy_points, 4u);
+  EXPECT_EQ(fit.value().points, points.size() - 4);
+  EXPECT_NEAR(fit.value().calibration.incast_factor, 0.8, 0.02);
+  EXPECT_NEAR(fit.value().calibration.bandwidth_factor, 0.9, 0.01);
+  EXPECT_NEAR(fit.value().calibration.rates.reduce_s_per_byte, 3e-9, 0.5e-9);
+}
+
 // A point whose TCP retransmitted 1% of its links' bytes or more lost
-// packets (incast): judged, but summarized apart and never fitted.
+// packets (incast): judged, but summarized apart, and fitted only for the
+// incast factor.
 TEST(Validation, SetsLossyPointsApart) {
   std::vector<EmulatedPoint> points;
   for (int i = 0; i < 4; ++i) points.push_back(point(100, 0.01));
@@ -143,6 +174,17 @@ TEST(CalibrationFit, FitsTheLatencyFactorWhenLinksHadDelay) {
   const auto params = fit_parameters(points, kept);
   ASSERT_EQ(params.size(), 4u);
   EXPECT_STREQ(params.back().name, "latency_factor");
+  ASSERT_EQ(kept.size(), 1u);  // the incast factor: no point lost packets
+  EXPECT_NE(kept[0].find("incast_factor"), std::string::npos);
+
+  // A lossy point adds the incast factor, judged on lossy points too.
+  points[0].link_bytes_per_call = 1e6;
+  points[0].retransmits_per_call = 100;
+  kept.clear();
+  const auto with_loss = fit_parameters(points, kept);
+  ASSERT_EQ(with_loss.size(), 5u);
+  EXPECT_STREQ(with_loss.back().name, "incast_factor");
+  EXPECT_TRUE(with_loss.back().lossy_points_too);
   EXPECT_TRUE(kept.empty());
 }
 

@@ -48,6 +48,7 @@ TEST(Calibration, RoundTripsAndRefusesNonsense) {
   Calibration c;
   c.latency_factor = 1.7;
   c.bandwidth_factor = 0.93;
+  c.incast_factor = 0.84;
   c.rates.scan_s_per_byte = 2e-10;
   c.rates.reduce_s_per_byte = 5e-10;
   c.host = "vm";
@@ -57,8 +58,16 @@ TEST(Calibration, RoundTripsAndRefusesNonsense) {
   ASSERT_TRUE(back.is_ok()) << back.status().message();
   EXPECT_EQ(back.value().latency_factor, 1.7);
   EXPECT_EQ(back.value().bandwidth_factor, 0.93);
+  EXPECT_EQ(back.value().incast_factor, 0.84);
   EXPECT_EQ(back.value().rates.reduce_s_per_byte, 5e-10);
   EXPECT_EQ(back.value().host, "vm");
+
+  // A file from before the port model has no incast factor: no loss.
+  nlohmann::json older = calibration_to_json(c);
+  older["network"].erase("incast_factor");
+  auto old = calibration_from_json(older);
+  ASSERT_TRUE(old.is_ok()) << old.status().message();
+  EXPECT_EQ(old.value().incast_factor, 1.0);
 
   nlohmann::json j = calibration_to_json(c);
   j["network"]["bandwidth_factor"] = 0;
@@ -66,6 +75,11 @@ TEST(Calibration, RoundTripsAndRefusesNonsense) {
   j = calibration_to_json(c);
   j["compute"]["reduce_s_per_byte"] = -1;
   EXPECT_FALSE(calibration_from_json(j).is_ok());
+  for (double bad : {0.0, 1.2}) {
+    j = calibration_to_json(c);
+    j["network"]["incast_factor"] = bad;  // a port cannot gain from senders converging
+    EXPECT_FALSE(calibration_from_json(j).is_ok()) << bad;
+  }
   j = calibration_to_json(c);
   j["calibration_version"] = 99;
   EXPECT_FALSE(calibration_from_json(j).is_ok());
@@ -130,6 +144,61 @@ TEST(Replay, APacedChainKeepsTheLinkBusy) {
   auto t = replay_in_child(chain, star, Calibration{}, kReplayLimit);
   ASSERT_TRUE(t.is_ok()) << t.status().message();
   EXPECT_NEAR(t.value().time_s, 1000 * 2000 / 12.5e9 + 2e-6, 1e-7);
+}
+
+}  // namespace
+}  // namespace omnib
+
+namespace omnib {
+namespace {
+
+// The port model (converging_ports.h): 1 MB from each of two senders into
+// one host over 8 Mbit/s links share its port, 2 s; with an incast factor
+// of 0.5 the port runs at half its rate while both feed it, 4 s. One sender
+// with two messages in flight, and a protocol that holds its senders to a
+// byte budget, keep the whole rate.
+TEST(Replay, ConvergingSendersSlowTheirReceiversPort) {
+  if (!simulator_available()) GTEST_SKIP() << "this build lacks SimGrid";
+  Calibration lossy;
+  lossy.incast_factor = 0.5;
+  auto time_of = [&](const MessageSchedule& s, const PlatformSpec& platform, const Calibration& c) {
+    auto t = replay_in_child(s, platform, c, kReplayLimit);
+    EXPECT_TRUE(t.is_ok()) << t.status().message();
+    return t.is_ok() ? t.value().time_s : -1;
+  };
+  PlatformSpec star;
+  star.link_rate_bps = 8'000'000;
+  MessageSchedule converging(3);
+  converging.add(0, 2, 1'000'000, {});
+  converging.add(1, 2, 1'000'000, {});
+  EXPECT_NEAR(time_of(converging, star, Calibration{}), 2.0, 1e-6);
+  EXPECT_NEAR(time_of(converging, star, lossy), 4.0, 1e-6);
+
+  // The port is slowed only while both feed it: 1 MB and 3 MB take 4 s
+  // at half rate together (2 MB), then the rest of the 3 MB alone: 2 s.
+  MessageSchedule uneven(3);
+  uneven.add(0, 2, 1'000'000, {});
+  uneven.add(1, 2, 3'000'000, {});
+  EXPECT_NEAR(time_of(uneven, star, lossy), 6.0, 1e-6);
+
+  MessageSchedule one_sender(3);
+  one_sender.add(0, 2, 1'000'000, {});
+  one_sender.add(0, 2, 1'000'000, {});
+  EXPECT_NEAR(time_of(one_sender, star, lossy), 2.0, 1e-6);
+
+  MessageSchedule budgeted = converging;
+  budgeted.set_flows_budgeted(true);
+  EXPECT_NEAR(time_of(budgeted, star, lossy), 2.0, 1e-6);
+
+  // On a fat tree the port is the leaf switch's link down to the host.
+  auto tree = parse_topology("fat-tree");
+  ASSERT_TRUE(tree.is_ok() && fit_to_ranks(tree.value(), 4).is_ok());
+  tree.value().link_rate_bps = 8'000'000;
+  MessageSchedule across(4);
+  across.add(0, 3, 1'000'000, {});
+  across.add(1, 3, 1'000'000, {});
+  EXPECT_NEAR(time_of(across, tree.value(), Calibration{}), 2.0, 1e-6);
+  EXPECT_NEAR(time_of(across, tree.value(), lossy), 4.0, 1e-6);
 }
 
 }  // namespace

@@ -62,11 +62,20 @@ class MessageSchedule {
   void add_note(const std::string& text);
   const std::string& note() const { return note_; }
 
+  // Whether the protocol holds what its senders have in flight to a
+  // receiver to a byte budget below a switch port's buffer (omni's credits,
+  // stream_tuning.h), so that senders converging on a port never overflow
+  // it; otherwise only TCP's windows bound them (the replay's port model,
+  // replay.h).
+  void set_flows_budgeted(bool budgeted) { flows_budgeted_ = budgeted; }
+  bool flows_budgeted() const { return flows_budgeted_; }
+
  private:
   int ranks_;
   std::vector<ScheduledMessage> messages_;
   std::vector<MessageDep> deps_;
   std::string note_;
+  bool flows_budgeted_ = false;
 };
 
 // How a builder lets a rank's fan-out to many peers onto the network. The

@@ -246,7 +246,11 @@ MessageSchedule omni_schedule(const ScheduleInputs& in, bool dense) {
   OmniScheduleBuilder builder(in, dense, plan);
   if (in.cost.nodes > 1 || in.cost.aggregators > 0)
     exact_cost(in.cost, dense, plan.shards, plan.direct, &builder);
-  return builder.finish();
+  MessageSchedule s = builder.finish();
+  // Its links carry a byte budget wherever their rate is known.
+  const uint64_t rate = in.cost.omni.link_rate_bps;
+  s.set_flows_budgeted(tune_streams(rate, in.cost.nodes, 1, receive_budget_bytes(rate)).inflight_bytes > 0);
+  return s;
 }
 
 }  // namespace omnib

@@ -21,7 +21,11 @@ Status read_bounded(const nlohmann::json& j, const char* name, double low, doubl
 
 nlohmann::json calibration_to_json(const Calibration& c) {
   nlohmann::json j = {{"calibration_version", kCalibrationVersion},
-          {"network", {{"model", "CM02"}, {"latency_factor", c.latency_factor}, {"bandwidth_factor", c.bandwidth_factor}}},
+          {"network",
+           {{"model", "CM02"},
+            {"latency_factor", c.latency_factor},
+            {"bandwidth_factor", c.bandwidth_factor},
+            {"incast_factor", c.incast_factor}}},
           {"compute",
            {{"scan_s_per_byte", c.rates.scan_s_per_byte}, {"reduce_s_per_byte", c.rates.reduce_s_per_byte}}},
           {"made_by", {{"host", c.host}, {"command", c.command}, {"utc", c.made_utc}}}};
@@ -45,6 +49,8 @@ Result<Calibration> calibration_from_json(const nlohmann::json& j) {
   if (model != "CM02") return usage_error("calibration network model '" + model + "' is not CM02");
   OMNIB_RETURN_IF_ERROR(read_bounded(*network.value(), "latency_factor", 0, 100, true, c.latency_factor));
   OMNIB_RETURN_IF_ERROR(read_bounded(*network.value(), "bandwidth_factor", 0, 1.5, true, c.bandwidth_factor));
+  if (network.value()->contains("incast_factor"))
+    OMNIB_RETURN_IF_ERROR(read_bounded(*network.value(), "incast_factor", 0, 1, true, c.incast_factor));
   auto compute = object_field(j, "compute");
   if (!compute.is_ok()) return compute.status();
   OMNIB_RETURN_IF_ERROR(read_bounded(*compute.value(), "scan_s_per_byte", 0, 1e-3, false, c.rates.scan_s_per_byte));

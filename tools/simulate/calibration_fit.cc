@@ -13,12 +13,16 @@ namespace {
 constexpr double kLowestBandwidth = 0.5, kHighestBandwidth = 1.2;
 constexpr double kSlowestRate = 5e-9;
 constexpr double kLatencyLow = 0.1, kLatencyHigh = 100;
+// A port fed by converging senders keeps between half and all of its rate.
+constexpr double kIncastLow = 0.5, kIncastHigh = 1.0;
 constexpr int kGoldenSteps = 14;  // shrinks each range to 0.1% of itself
 
 class Objective {
  public:
-  Objective(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate)
-      : points_(points), simulate_(simulate) {}
+  // `lossy_too`: judge every point the host kept up with, not only the
+  // loss-free ones.
+  Objective(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate, bool lossy_too)
+      : points_(points), simulate_(simulate), lossy_too_(lossy_too) {}
 
   // Over the fitted points: the mean Huber loss of the log of simulated
   // over emulated (squared within 10%, growing only linearly beyond, so that
@@ -36,7 +40,7 @@ class Objective {
     double loss = 0, squares = 0;
     size_t n = 0;
     for (size_t i = 0; i < points_.size(); ++i) {
-      if (!points_[i].fittable()) continue;
+      if (!counts(points_[i])) continue;
       const double l = std::fabs(std::log(std::max(us.value()[i], 1e-3) / points_[i].median_us));
       loss += l <= delta ? l * l : delta * (2 * l - delta);
       squares += l * l;
@@ -48,8 +52,13 @@ class Objective {
   size_t evaluations() const { return evaluations_; }
 
  private:
+  bool counts(const EmulatedPoint& p) const {
+    return lossy_too_ ? !p.starved() && p.median_us > 0 : p.fittable();
+  }
+
   const std::vector<EmulatedPoint>& points_;
   const SimulateAll& simulate_;
+  const bool lossy_too_;
   size_t evaluations_ = 0;
 };
 
@@ -107,29 +116,48 @@ std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& point
     params.push_back({"latency_factor", &Calibration::latency_factor, nullptr, kLatencyLow, kLatencyHigh});
   else
     kept.push_back("latency_factor (no point had link delay to fit it to)");
+  bool lossy = false;
+  for (const auto& p : points) lossy = lossy || (!p.starved() && p.lossy());
+  if (lossy)
+    params.push_back({"incast_factor", &Calibration::incast_factor, nullptr, kIncastLow, kIncastHigh, true});
+  else
+    kept.push_back("incast_factor (no point's links lost packets to fit it to)");
   return params;
 }
 
 Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate,
                                        const Calibration& start, int rounds) {
   CalibrationFit fit;
-  for (const auto& p : points) fit.points += p.fittable() ? 1 : 0;
+  for (const auto& p : points) {
+    fit.points += p.fittable() ? 1 : 0;
+    fit.lossy_points += !p.starved() && p.lossy() ? 1 : 0;
+  }
   if (fit.points == 0)
     return usage_error("every measured point had ranks waiting for CPUs (5% of the call or more) or links losing "
                        "packets (1% of their bytes retransmitted): nothing to fit; measure with fewer ranks per core, "
                        "slower links, or fewer ranks sending to one");
   const std::vector<FitParameter> params = fit_parameters(points, fit.kept);
-  Objective f(points, simulate);
+  // Coordinate descent on two objectives: each parameter's search keeps
+  // what improves its own (a parameter of the other moved the calibration
+  // since, so each search starts from that objective's score there).
+  Objective loss_free(points, simulate, false), judged(points, simulate, true);
   Calibration best = start;
-  auto score = f(best);
-  if (!score.is_ok()) return score.status();
-  Objective::Score best_score = score.value();
+  Objective::Score loss_free_score;
   for (int round = 0; round < rounds; ++round)
-    for (const auto& p : params) OMNIB_RETURN_IF_ERROR(search(p, f, best, best_score));
+    for (const auto& p : params) {
+      Objective& f = p.lossy_points_too ? judged : loss_free;
+      auto score = f(best);
+      if (!score.is_ok()) return score.status();
+      Objective::Score best_score = score.value();
+      OMNIB_RETURN_IF_ERROR(search(p, f, best, best_score));
+    }
+  auto score = loss_free(best);
+  if (!score.is_ok()) return score.status();
+  loss_free_score = score.value();
   for (const auto& p : params) fit.fitted.emplace_back(p.name);
   fit.calibration = best;
-  fit.evaluations = f.evaluations();
-  fit.rms_log_error = best_score.rms_log;
+  fit.evaluations = loss_free.evaluations() + judged.evaluations();
+  fit.rms_log_error = loss_free_score.rms_log;
   return fit;
 }
 

@@ -5,7 +5,11 @@
 // point off by 10% weighs the same at 50 ms and at 5 s, and points off by
 // far more, which the model cannot explain, weigh only linearly). Points
 // whose ranks waited for CPUs are left out: they measured the host
-// (emulated_points.h).
+// (emulated_points.h). Those factors are fitted to the points whose links
+// lost (almost) nothing; the incast factor (when some point's links lost
+// packets) to every point the host kept up with, lossy or not, since it
+// slows every port that converging senders feed, whether or not its queue
+// overflowed in the measurement.
 #pragma once
 
 #include <functional>
@@ -27,19 +31,22 @@ struct FitParameter {
   double Calibration::*factor = nullptr;  // or
   double ComputeRates::*rate = nullptr;
   double low = 0, high = 0;
+  bool lossy_points_too = false;  // judged on every point the host kept up with, not only loss-free ones
   double& in(Calibration& c) const { return factor ? c.*factor : c.rates.*rate; }
 };
 
 struct CalibrationFit {
   Calibration calibration;
-  size_t points = 0;        // the points fitted (not starved)
+  size_t points = 0;        // the loss-free points fitted (not starved)
+  size_t lossy_points = 0;  // and the lossy ones (the incast factor's only)
   size_t evaluations = 0;   // simulations of all of them
   double rms_log_error = 0; // at the fitted calibration
   std::vector<std::string> fitted, kept;  // parameter names moved, and left as they were (and why)
 };
 
 // The parameters fitted to `points`: the bandwidth factor and both compute
-// rates always, the latency factor only when some point had link delay.
+// rates always, the latency factor only when some point had link delay, the
+// incast factor only when some point's links lost packets.
 std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& points, std::vector<std::string>& kept);
 
 // Coordinate descent from `start`: each parameter in turn by golden-section

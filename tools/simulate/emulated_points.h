@@ -28,7 +28,7 @@ struct EmulatedPoint {
   double median_us = 0;       // the measured median
   std::optional<double> wait_share;  // the most any rank waited for a CPU, over the call; absent: not measured
   // TCP segments all ranks retransmitted per call: packets the emulated links
-  // dropped, which the flow model does not model (absent: not counted).
+  // dropped, which the flow model sees only as the incast factor (absent: not counted).
   std::optional<double> retransmits_per_call;
   std::optional<double> link_bytes_per_call;  // all ranks' links
   bool starved() const { return !wait_share || *wait_share >= kStarvedWaitShare; }

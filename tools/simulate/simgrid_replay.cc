@@ -19,6 +19,7 @@
 
 #include <unordered_map>
 
+#include "tools/simulate/converging_ports.h"
 #include "tools/simulate/replay.h"
 #include "tools/simulate/simgrid_platform.h"
 
@@ -28,8 +29,12 @@ namespace {
 
 class Replayer {
  public:
-  Replayer(const MessageSchedule& s, std::vector<sg4::Host*> hosts, double link_latency_s)
-      : s_(s), hosts_(std::move(hosts)), link_latency_s_(link_latency_s), waiting_(s.messages().size(), 0) {
+  Replayer(const MessageSchedule& s, std::vector<sg4::Host*> hosts, double link_latency_s, double incast_factor)
+      : s_(s),
+        hosts_(std::move(hosts)),
+        link_latency_s_(link_latency_s),
+        ports_(hosts_, s.flows_budgeted() ? 1.0 : incast_factor),
+        waiting_(s.messages().size(), 0) {
     // Who depends on whom: counts, then the dependents of each message (CSR).
     const auto& msgs = s.messages();
     first_dependent_.assign(msgs.size() + 1, 0);
@@ -93,6 +98,7 @@ class Replayer {
     }
     sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[static_cast<size_t>(m.src)], hosts_[static_cast<size_t>(m.dst)]);
     comm->set_payload_size(m.bytes);
+    ports_.started(m.src, m.dst);
     track(id, Stage::kTransfer, comm);
     comm->vetoable_start();
     peak_flows_ = std::max<uint64_t>(peak_flows_, ++in_flight_);
@@ -112,6 +118,8 @@ class Replayer {
       transfer(done.id);
     } else {
       --in_flight_;
+      const ScheduledMessage& m = s_.messages()[done.id];
+      ports_.finished(m.src, m.dst);
       left(done.id);
       const double latency = path_latency(s_.messages()[done.id]);
       if (latency > 0) {
@@ -155,6 +163,7 @@ class Replayer {
   const MessageSchedule& s_;
   const std::vector<sg4::Host*> hosts_;
   const double link_latency_s_;  // per link on a route, calibrated
+  ConvergingPorts ports_;
   std::vector<sg4::Link*> route_;
   std::vector<uint32_t> waiting_;  // dependencies not yet met, per message
   std::vector<uint32_t> first_dependent_;
@@ -188,7 +197,8 @@ Result<ReplayOutcome> replay_schedule(const MessageSchedule& schedule, const Pla
   sg4::Engine::set_config("network/crosstraffic:0");
   sg4::Engine::set_config("network/bandwidth-factor:" + number(calibration.bandwidth_factor));
   std::vector<sg4::Host*> hosts = build_platform(platform, schedule.ranks());
-  Replayer replayer(schedule, std::move(hosts), platform.latency_s * calibration.latency_factor);
+  Replayer replayer(schedule, std::move(hosts), platform.latency_s * calibration.latency_factor,
+                    calibration.incast_factor);
   return replayer.run(engine);
 }
 

@@ -53,10 +53,11 @@ Status run_calibration_sweep(const std::string& json, bool force) {
   return Status::ok();
 }
 
-std::vector<EmulatedPoint> fittable(const std::vector<EmulatedPoint>& points) {
+// The points the host kept up with (lossy ones too: the incast factor's).
+std::vector<EmulatedPoint> judged(const std::vector<EmulatedPoint>& points) {
   std::vector<EmulatedPoint> kept;
   for (const auto& p : points)
-    if (p.fittable()) kept.push_back(p);
+    if (!p.starved() && p.median_us > 0) kept.push_back(p);
   return kept;
 }
 
@@ -65,8 +66,10 @@ Result<Calibration> calibrate(const SimulateOptions& o, const std::string& resul
                               const std::vector<std::string>& argv) {
   auto all = load_emulated_points(results);
   if (!all.is_ok()) return all.status();
-  const std::vector<EmulatedPoint> points = fittable(all.value());
-  if (points.empty())
+  const std::vector<EmulatedPoint> points = judged(all.value());
+  size_t loss_free = 0;
+  for (const auto& p : points) loss_free += p.fittable() ? 1 : 0;
+  if (loss_free == 0)
     return usage_error("every point of " + results +
                        " had ranks waiting for CPUs (5% of the call or more) or links losing packets (1% of their "
                        "bytes retransmitted): nothing to fit; measure with fewer ranks per core, slower links, or "
@@ -75,8 +78,9 @@ Result<Calibration> calibrate(const SimulateOptions& o, const std::string& resul
   if (!simulator.is_ok()) return simulator.status();
   PointSimulator& sim = *simulator.value();
   std::fprintf(stderr,
-               "omni-bench simulate: fitting %zu point(s) of %zu configuration(s) (%zu starved or lossy left out)\n",
-               points.size(), sim.configurations(), all.value().size() - points.size());
+               "omni-bench simulate: fitting %zu point(s) of %zu configuration(s), %zu of them lossy (the incast "
+               "factor's alone); %zu starved left out\n",
+               points.size(), sim.configurations(), points.size() - loss_free, all.value().size() - points.size());
   auto fit = fit_calibration(points, [&](const Calibration& c) { return sim.simulated_us(c); }, start);
   if (!fit.is_ok()) return fit.status();
   Calibration c = fit.value().calibration;
@@ -89,10 +93,12 @@ Result<Calibration> calibrate(const SimulateOptions& o, const std::string& resul
   c.path = o.calibrate_path;
   OMNIB_RETURN_IF_ERROR(write_calibration(o.calibrate_path, c));
   std::fprintf(stdout,
-               "# calibration: bandwidth factor %.4f, latency factor %.3g, scan %.3g ns/B, reduce %.3g ns/B; rms log "
-               "error %.3f over %zu point(s), %zu simulations of them; written to %s\n",
-               c.bandwidth_factor, c.latency_factor, c.rates.scan_s_per_byte * 1e9, c.rates.reduce_s_per_byte * 1e9,
-               c.fit_rms_log_error, c.fit_points, fit.value().evaluations, o.calibrate_path.c_str());
+               "# calibration: bandwidth factor %.4f, latency factor %.3g, incast factor %.4f, scan %.3g ns/B, reduce "
+               "%.3g ns/B; rms log error %.3f over the %zu loss-free point(s) (and %zu lossy), %zu simulations; "
+               "written to %s\n",
+               c.bandwidth_factor, c.latency_factor, c.incast_factor, c.rates.scan_s_per_byte * 1e9,
+               c.rates.reduce_s_per_byte * 1e9, c.fit_rms_log_error, c.fit_points, fit.value().lossy_points,
+               fit.value().evaluations, o.calibrate_path.c_str());
   for (const auto& k : fit.value().kept) std::fprintf(stdout, "# not fitted: %s\n", k.c_str());
   return c;
 }

@@ -11,7 +11,8 @@ void bind_simulate_options(CLI::App& cmd, SimulateOptions& o) {
       ->capture_default_str()
       ->group("Simulation");
   cmd.add_option("--calibration", o.calibration_path,
-                 "the network model's factors and the compute rates, fitted to emulated runs (docs/simulation.md); "
+                 "the network model's factors (bandwidth, latency, and the share of its rate a port keeps when TCP "
+                 "senders converge on it) and the compute rates, fitted to emulated runs (docs/simulation.md); "
                  "without it the links are taken as given and compute is free")
       ->group("Simulation");
   cmd.add_option("--concurrent-flows", o.concurrent_flows,
