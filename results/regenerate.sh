@@ -65,7 +65,7 @@ validation_runs() {
 # node counts to 1024 on a 100 Gbit/s fat tree (the network alone: this
 # host's compute rates say nothing of a cluster's) and its plots. Each
 # emulated run is a separate step, so `simulation_tables` alone redoes the
-# simulations of the stored runs (seconds) after a change to the model.
+# simulations of the stored runs (minutes) after a change to the model.
 simulation_tables() {
   local dir=results/simulation
   "$bin" simulate --calibrate "$dir/calibration.json" --against "$dir/emulated-16M-cubic-no-idle-restart.json" \

@@ -176,10 +176,27 @@ TEST(Replay, ConvergingSendersSlowTheirReceiversPort) {
 
   // The port is slowed only while both feed it: 1 MB and 3 MB take 4 s
   // at half rate together (2 MB), then the rest of the 3 MB alone: 2 s.
-  MessageSchedule uneven(3);
-  uneven.add(0, 2, 1'000'000, {});
-  uneven.add(1, 2, 3'000'000, {});
-  EXPECT_NEAR(time_of(uneven, star, lossy), 6.0, 1e-6);
+  // Whichever starts first (a transfer that starts on a slowed port must
+  // not keep that rate once the port is free again), and into rank 0 too.
+  for (bool long_first : {true, false})
+    for (int to : {2, 0}) {
+      MessageSchedule uneven(3);
+      const int a = to == 2 ? 0 : 1, b = to == 2 ? 1 : 2;
+      uneven.add(a, to, long_first ? 3'000'000 : 1'000'000, {});
+      uneven.add(b, to, long_first ? 1'000'000 : 3'000'000, {});
+      EXPECT_NEAR(time_of(uneven, star, lossy), 6.0, 1e-6) << "long first " << long_first << ", to " << to;
+    }
+
+  // A message that starts on a port already slowed goes on at the full
+  // rate once it is alone: 0 and 1 send 1 MB each into 3 from 0 s; 2 joins
+  // with 2 MB at 0.5 s (after 0.5 MB to 0); the three share half the port
+  // until 0's and 1's end at 5.75 s, and 2's last 1.125 MB take 1.125 s.
+  MessageSchedule joining(4);
+  joining.add(0, 3, 1'000'000, {});
+  joining.add(1, 3, 1'000'000, {});
+  const uint32_t before = joining.add(2, 0, 500'000, {});
+  joining.add(2, 3, 2'000'000, {{before, false}});
+  EXPECT_NEAR(time_of(joining, star, lossy), 6.875, 1e-6);
 
   MessageSchedule one_sender(3);
   one_sender.add(0, 2, 1'000'000, {});
@@ -190,15 +207,26 @@ TEST(Replay, ConvergingSendersSlowTheirReceiversPort) {
   budgeted.set_flows_budgeted(true);
   EXPECT_NEAR(time_of(budgeted, star, lossy), 2.0, 1e-6);
 
+  // Two senders into rank 0 of a four-host `topology` at 8 Mbit/s: the
+  // time without the model and with it.
+  auto into_rank0 = [&](const char* topology, int a, int b) {
+    auto platform = parse_topology(topology);
+    EXPECT_TRUE(platform.is_ok() && fit_to_ranks(platform.value(), 4).is_ok()) << topology;
+    platform.value().link_rate_bps = 8'000'000;
+    MessageSchedule two(4);
+    two.add(a, 0, 1'000'000, {});
+    two.add(b, 0, 1'000'000, {});
+    return std::make_pair(time_of(two, platform.value(), Calibration{}), time_of(two, platform.value(), lossy));
+  };
   // On a fat tree the port is the leaf switch's link down to the host.
-  auto tree = parse_topology("fat-tree");
-  ASSERT_TRUE(tree.is_ok() && fit_to_ranks(tree.value(), 4).is_ok());
-  tree.value().link_rate_bps = 8'000'000;
-  MessageSchedule across(4);
-  across.add(0, 3, 1'000'000, {});
-  across.add(1, 3, 1'000'000, {});
-  EXPECT_NEAR(time_of(across, tree.value(), Calibration{}), 2.0, 1e-6);
-  EXPECT_NEAR(time_of(across, tree.value(), lossy), 4.0, 1e-6);
+  const auto tree = into_rank0("fat-tree", 1, 2);
+  EXPECT_NEAR(tree.first, 2.0, 1e-6);
+  EXPECT_NEAR(tree.second, 4.0, 1e-6);
+  // On a ring of four (a one-dimensional torus) rank 0 hears from 1 and 3
+  // through two links, one sender each: nothing converges, 1 s.
+  const auto ring = into_rank0("torus:4", 1, 3);
+  EXPECT_NEAR(ring.first, 1.0, 1e-6);
+  EXPECT_NEAR(ring.second, 1.0, 1e-6);
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ class MessageSchedule {
   // receiver to a byte budget below a switch port's buffer (omni's credits,
   // stream_tuning.h), so that senders converging on a port never overflow
   // it; otherwise only TCP's windows bound them (the replay's port model,
-  // replay.h).
+  // tools/simulate/converging_ports.h).
   void set_flows_budgeted(bool budgeted) { flows_budgeted_ = budgeted; }
   bool flows_budgeted() const { return flows_budgeted_; }
 

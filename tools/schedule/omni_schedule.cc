@@ -247,9 +247,11 @@ MessageSchedule omni_schedule(const ScheduleInputs& in, bool dense) {
   if (in.cost.nodes > 1 || in.cost.aggregators > 0)
     exact_cost(in.cost, dense, plan.shards, plan.direct, &builder);
   MessageSchedule s = builder.finish();
-  // Its links carry a byte budget wherever their rate is known.
-  const uint64_t rate = in.cost.omni.link_rate_bps;
-  s.set_flows_budgeted(tune_streams(rate, in.cost.nodes, 1, receive_budget_bytes(rate)).inflight_bytes > 0);
+  // The engine budgets a receiver's in-flight bytes at a few milliseconds of
+  // its link when it knows the rate (stream_tuning.h); without a rate it
+  // sets none and the transport's 16-frame windows stand, which a port's
+  // buffer need not hold: unbudgeted.
+  s.set_flows_budgeted(in.cost.omni.link_rate_bps > 0);
   return s;
 }
 

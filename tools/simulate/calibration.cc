@@ -30,7 +30,11 @@ nlohmann::json calibration_to_json(const Calibration& c) {
            {{"scan_s_per_byte", c.rates.scan_s_per_byte}, {"reduce_s_per_byte", c.rates.reduce_s_per_byte}}},
           {"made_by", {{"host", c.host}, {"command", c.command}, {"utc", c.made_utc}}}};
   if (c.fit_points > 0)
-    j["fit"] = {{"from", c.fitted_to}, {"points", c.fit_points}, {"rms_log_error", c.fit_rms_log_error}};
+    j["fit"] = {{"from", c.fitted_to},
+                {"points", c.fit_points},
+                {"lossy_points", c.fit_lossy_points},
+                {"rms_log_error", c.fit_rms_log_error},
+                {"rms_log_error_with_lossy", c.fit_rms_log_error_judged}};
   return j;
 }
 
@@ -66,6 +70,11 @@ Result<Calibration> calibration_from_json(const nlohmann::json& j) {
     OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "from", c.fitted_to));
     OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "points", c.fit_points));
     OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "rms_log_error", c.fit_rms_log_error));
+    // Absent from files made before the port model: no lossy point was fitted.
+    if (fit.value()->contains("lossy_points")) {
+      OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "lossy_points", c.fit_lossy_points));
+      OMNIB_RETURN_IF_ERROR(read_field(*fit.value(), "rms_log_error_with_lossy", c.fit_rms_log_error_judged));
+    }
   }
   return c;
 }

@@ -36,8 +36,10 @@ struct Calibration {
   // fitted, the points judged, and the root mean squared log of simulated
   // over measured medians there.
   std::string fitted_to;
-  size_t fit_points = 0;
-  double fit_rms_log_error = 0;
+  size_t fit_points = 0;        // loss-free
+  size_t fit_lossy_points = 0;  // judged for the incast factor only
+  double fit_rms_log_error = 0;  // over the loss-free points
+  double fit_rms_log_error_judged = 0;  // over all of them
 };
 
 nlohmann::json calibration_to_json(const Calibration& c);

@@ -62,8 +62,10 @@ class Objective {
   size_t evaluations_ = 0;
 };
 
-// Golden-section search of one parameter of `best` over [low, high]; keeps
-// the best value seen (never worse than where it started).
+// Golden-section search of one parameter of `best` over [low, high], after
+// trying both ends (which the search itself never reaches: an incast factor
+// of exactly 1 is "no loss"); keeps the best value seen (never worse than
+// where it started).
 Status search(const FitParameter& p, Objective& f, Calibration& best, Objective::Score& best_score) {
   const double phi = (std::sqrt(5.0) - 1) / 2;
   double a = p.low, b = p.high;
@@ -78,6 +80,10 @@ Status search(const FitParameter& p, Objective& f, Calibration& best, Objective:
     }
     return v.value().loss;
   };
+  for (double end : {p.low, p.high}) {
+    auto v = at(end);
+    if (!v.is_ok()) return v.status();
+  }
   double x1 = b - phi * (b - a), x2 = a + phi * (b - a);
   auto f1 = at(x1);
   if (!f1.is_ok()) return f1.status();
@@ -141,8 +147,9 @@ Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points,
   // what improves its own (a parameter of the other moved the calibration
   // since, so each search starts from that objective's score there).
   Objective loss_free(points, simulate, false), judged(points, simulate, true);
+  auto start_score = judged(start);
+  if (!start_score.is_ok()) return start_score.status();
   Calibration best = start;
-  Objective::Score loss_free_score;
   for (int round = 0; round < rounds; ++round)
     for (const auto& p : params) {
       Objective& f = p.lossy_points_too ? judged : loss_free;
@@ -151,13 +158,23 @@ Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points,
       Objective::Score best_score = score.value();
       OMNIB_RETURN_IF_ERROR(search(p, f, best, best_score));
     }
-  auto score = loss_free(best);
-  if (!score.is_ok()) return score.status();
-  loss_free_score = score.value();
+  // Each search kept what its own objective liked; the two may pull apart,
+  // so the result must also beat the start over every judged point.
+  auto end_score = judged(best);
+  if (!end_score.is_ok()) return end_score.status();
+  if (end_score.value().loss > start_score.value().loss) {
+    best = start;
+    fit.kept.push_back("every parameter: the fit ended worse than its start over the judged points");
+  }
   for (const auto& p : params) fit.fitted.emplace_back(p.name);
+  auto loss_free_score = loss_free(best);
+  if (!loss_free_score.is_ok()) return loss_free_score.status();
+  auto judged_score = judged(best);
+  if (!judged_score.is_ok()) return judged_score.status();
   fit.calibration = best;
   fit.evaluations = loss_free.evaluations() + judged.evaluations();
-  fit.rms_log_error = loss_free_score.rms_log;
+  fit.rms_log_error = loss_free_score.value().rms_log;
+  fit.rms_log_error_judged = judged_score.value().rms_log;
   return fit;
 }
 

@@ -40,7 +40,8 @@ struct CalibrationFit {
   size_t points = 0;        // the loss-free points fitted (not starved)
   size_t lossy_points = 0;  // and the lossy ones (the incast factor's only)
   size_t evaluations = 0;   // simulations of all of them
-  double rms_log_error = 0; // at the fitted calibration
+  double rms_log_error = 0; // at the fitted calibration, over the loss-free points
+  double rms_log_error_judged = 0;  // and over every judged point, lossy ones too
   std::vector<std::string> fitted, kept;  // parameter names moved, and left as they were (and why)
 };
 
@@ -50,8 +51,10 @@ struct CalibrationFit {
 std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& points, std::vector<std::string>& kept);
 
 // Coordinate descent from `start`: each parameter in turn by golden-section
-// search over its range, `rounds` times. Usage error when no point is
-// fit to judge (all starved).
+// search over its range, `rounds` times, each judged by its own objective
+// (above); a result worse than `start` over every judged point is dropped
+// for `start`. Usage error when no point is fit to judge (all starved or
+// lossy).
 Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points, const SimulateAll& simulate,
                                        const Calibration& start, int rounds = 3);
 

@@ -3,35 +3,37 @@
 namespace omnib {
 namespace sg4 = simgrid::s4u;
 
-ConvergingPorts::ConvergingPorts(const std::vector<sg4::Host*>& hosts, double factor) : factor_(factor) {
-  if (factor_ >= 1 || hosts.size() < 2) return;
-  ports_ = links_into(hosts);
-  for (sg4::Link* port : ports_) full_rate_.push_back(port ? port->get_bandwidth() : 0);
-  senders_.resize(ports_.size());
-}
+ConvergingPorts::ConvergingPorts(std::vector<sg4::Host*> hosts, double factor)
+    : hosts_(std::move(hosts)), factor_(factor) {}
 
-std::vector<sg4::Link*> ConvergingPorts::links_into(const std::vector<sg4::Host*>& hosts) {
-  std::vector<sg4::Link*> into;
-  std::vector<sg4::Link*> route;
-  for (size_t r = 0; r < hosts.size(); ++r) {
-    route.clear();
-    double latency = 0;
-    hosts[r == 0 ? 1 : 0]->route_to(hosts[r], route, &latency);
-    into.push_back(route.empty() ? nullptr : route.back());
+ConvergingPorts::Port* ConvergingPorts::before_start(int src, int dst) {
+  if (factor_ >= 1 || src == dst) return nullptr;
+  route_.clear();
+  double latency = 0;
+  hosts_[static_cast<size_t>(src)]->route_to(hosts_[static_cast<size_t>(dst)], route_, &latency);
+  if (route_.empty()) return nullptr;
+  sg4::Link* link = route_.back();
+  auto [it, added] = ports_.try_emplace(link);
+  Port& port = it->second;
+  if (added) {
+    port.link = link;
+    port.full_rate = link->get_bandwidth();
   }
-  return into;
+  set_rate(port, false);
+  return &port;
 }
 
-void ConvergingPorts::count(int src, int dst, int delta) {
-  if (ports_.empty() || src == dst) return;
-  const auto d = static_cast<size_t>(dst);
-  if (ports_[d] == nullptr) return;
-  auto& in_flight = senders_[d];
-  const bool converged_before = in_flight.size() >= 2;
-  if (delta > 0) ++in_flight[src];
-  else if (auto it = in_flight.find(src); it != in_flight.end() && --it->second == 0) in_flight.erase(it);
-  const bool converged = in_flight.size() >= 2;
-  if (converged != converged_before) ports_[d]->set_bandwidth(converged ? full_rate_[d] * factor_ : full_rate_[d]);
+void ConvergingPorts::count(Port* port, int src, int delta) {
+  if (port == nullptr) return;
+  if (delta > 0) ++port->senders[src];
+  else if (auto it = port->senders.find(src); it != port->senders.end() && --it->second == 0) port->senders.erase(it);
+  set_rate(*port, port->senders.size() >= 2);
+}
+
+void ConvergingPorts::set_rate(Port& port, bool slowed) {
+  if (port.slowed == slowed) return;
+  port.slowed = slowed;
+  port.link->set_bandwidth(slowed ? port.full_rate * factor_ : port.full_rate);
 }
 
 }  // namespace omnib

@@ -7,10 +7,12 @@
 // whose inner ranks and owners hear from two or more peers at once, lost
 // hundreds of segments per call at 4 and 8 workers and took 1.1-1.25x the
 // flow model's time (docs/simulation.md, "Converging senders"). So while the
-// link down to a host carries flows from two or more senders, its rate is
-// the calibration's incast_factor of the link's; one sender (however many
-// of its messages are in flight) keeps the whole rate, and a protocol that
-// holds its senders to a byte budget below the port's buffer
+// link a message enters its receiver through (the last on its route: a
+// star's port, a fat tree's leaf link down to the host, a torus's link from
+// the neighbour it arrives from) carries messages from two or more senders,
+// its rate is the calibration's incast_factor of the link's; one sender
+// (however many of its messages are in flight) keeps the whole rate, and a
+// protocol that holds its senders to a byte budget below the port's buffer
 // (MessageSchedule::flows_budgeted, omni) is never slowed.
 #pragma once
 
@@ -23,23 +25,33 @@ namespace omnib {
 
 class ConvergingPorts {
  public:
-  // `hosts`: the ranks' hosts; `factor` 1: the model is off (no state kept).
-  ConvergingPorts(const std::vector<simgrid::s4u::Host*>& hosts, double factor);
+  struct Port {
+    simgrid::s4u::Link* link = nullptr;
+    double full_rate = 0;
+    std::unordered_map<int, int> senders;  // messages in flight per sender
+    bool slowed = false;
+  };
 
-  // A message from `src` to `dst` started, or its last byte left.
-  void started(int src, int dst) { count(src, dst, +1); }
-  void finished(int src, int dst) { count(src, dst, -1); }
+  // `hosts`: the ranks' hosts; `factor` 1: the model is off (nothing kept).
+  ConvergingPorts(std::vector<simgrid::s4u::Host*> hosts, double factor);
 
-  // The link into each rank's host: the last one on a route to it.
-  static std::vector<simgrid::s4u::Link*> links_into(const std::vector<simgrid::s4u::Host*>& hosts);
+  // Before a message from `src` to `dst` starts: its port (nullptr when the
+  // model is off), at its full rate, because SimGrid caps a transfer at the
+  // slowest link of its route as it starts, for the transfer's life; the
+  // port's rate is set again once the message is counted.
+  Port* before_start(int src, int dst);
+  // The message started (on `port`, from `src`), or its last byte left.
+  void started(Port* port, int src) { count(port, src, +1); }
+  void finished(Port* port, int src) { count(port, src, -1); }
 
  private:
-  void count(int src, int dst, int delta);
+  void count(Port* port, int src, int delta);
+  void set_rate(Port& port, bool slowed);
 
+  const std::vector<simgrid::s4u::Host*> hosts_;
   const double factor_;
-  std::vector<simgrid::s4u::Link*> ports_;            // into rank r's host
-  std::vector<double> full_rate_;                     // each port's own bandwidth
-  std::vector<std::unordered_map<int, int>> senders_;  // per port: messages in flight per sender
+  std::unordered_map<simgrid::s4u::Link*, Port> ports_;  // node-based: Port* stay valid
+  std::vector<simgrid::s4u::Link*> route_;
 };
 
 }  // namespace omnib

@@ -69,6 +69,7 @@ class Replayer {
     uint32_t id;
     Stage stage;
     sg4::ActivityPtr activity;
+    ConvergingPorts::Port* port;  // a transfer's, in the port model
   };
 
   // Starts every message that became ready, without recursion: a chain of
@@ -98,15 +99,16 @@ class Replayer {
     }
     sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[static_cast<size_t>(m.src)], hosts_[static_cast<size_t>(m.dst)]);
     comm->set_payload_size(m.bytes);
-    ports_.started(m.src, m.dst);
-    track(id, Stage::kTransfer, comm);
+    ConvergingPorts::Port* port = ports_.before_start(m.src, m.dst);
+    track(id, Stage::kTransfer, comm, port);
     comm->vetoable_start();
+    ports_.started(port, m.src);
     peak_flows_ = std::max<uint64_t>(peak_flows_, ++in_flight_);
   }
 
-  void track(uint32_t id, Stage stage, sg4::ActivityPtr a) {
+  void track(uint32_t id, Stage stage, sg4::ActivityPtr a, ConvergingPorts::Port* port = nullptr) {
     const sg4::Activity* key = a.get();
-    live_.emplace(key, Live{id, stage, std::move(a)});
+    live_.emplace(key, Live{id, stage, std::move(a), port});
   }
 
   void completed(const sg4::Activity& a) {
@@ -118,8 +120,7 @@ class Replayer {
       transfer(done.id);
     } else {
       --in_flight_;
-      const ScheduledMessage& m = s_.messages()[done.id];
-      ports_.finished(m.src, m.dst);
+      ports_.finished(done.port, s_.messages()[done.id].src);
       left(done.id);
       const double latency = path_latency(s_.messages()[done.id]);
       if (latency > 0) {

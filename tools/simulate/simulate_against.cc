@@ -90,15 +90,17 @@ Result<Calibration> calibrate(const SimulateOptions& o, const std::string& resul
   c.fitted_to = results;
   c.fit_points = fit.value().points;
   c.fit_rms_log_error = fit.value().rms_log_error;
+  c.fit_lossy_points = fit.value().lossy_points;
+  c.fit_rms_log_error_judged = fit.value().rms_log_error_judged;
   c.path = o.calibrate_path;
   OMNIB_RETURN_IF_ERROR(write_calibration(o.calibrate_path, c));
   std::fprintf(stdout,
                "# calibration: bandwidth factor %.4f, latency factor %.3g, incast factor %.4f, scan %.3g ns/B, reduce "
-               "%.3g ns/B; rms log error %.3f over the %zu loss-free point(s) (and %zu lossy), %zu simulations; "
-               "written to %s\n",
+               "%.3g ns/B; rms log error %.3f over the %zu loss-free point(s), %.3f with the %zu lossy, %zu "
+               "simulations; written to %s\n",
                c.bandwidth_factor, c.latency_factor, c.incast_factor, c.rates.scan_s_per_byte * 1e9,
-               c.rates.reduce_s_per_byte * 1e9, c.fit_rms_log_error, c.fit_points, fit.value().lossy_points,
-               fit.value().evaluations, o.calibrate_path.c_str());
+               c.rates.reduce_s_per_byte * 1e9, c.fit_rms_log_error, c.fit_points, c.fit_rms_log_error_judged,
+               c.fit_lossy_points, fit.value().evaluations, o.calibrate_path.c_str());
   for (const auto& k : fit.value().kept) std::fprintf(stdout, "# not fitted: %s\n", k.c_str());
   return c;
 }

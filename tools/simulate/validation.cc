@@ -44,9 +44,9 @@ std::string verdict(const ValidationRow& r, const ValidationBound& b) {
   if (r.off() <= b.close) return "close";
   std::string v = r.off() <= b.never_off ? "off" : "FAR OFF";
   // The likeliest reason the flow model misses: the emulated links lost
-  // packets (timeouts and halved windows the fluid flows never see, which
-  // the port model's one factor stands for only on average).
-  if (r.point->lossy()) v += ": its links lost packets (incast), which the port model averages";
+  // packets (timeouts and halved windows the fluid flows never see; the
+  // port model's one factor stands for them only on average).
+  if (r.point->lossy()) v += ": its links lost packets (incast)";
   return v;
 }
 
