@@ -52,9 +52,7 @@ class Objective {
   size_t evaluations() const { return evaluations_; }
 
  private:
-  bool counts(const EmulatedPoint& p) const {
-    return lossy_too_ ? !p.starved() && p.median_us > 0 : p.fittable();
-  }
+  bool counts(const EmulatedPoint& p) const { return lossy_too_ ? p.judged() : p.fittable(); }
 
   const std::vector<EmulatedPoint>& points_;
   const SimulateAll& simulate_;
@@ -123,7 +121,7 @@ std::vector<FitParameter> fit_parameters(const std::vector<EmulatedPoint>& point
   else
     kept.push_back("latency_factor (no point had link delay to fit it to)");
   bool lossy = false;
-  for (const auto& p : points) lossy = lossy || (!p.starved() && p.lossy());
+  for (const auto& p : points) lossy = lossy || (p.judged() && p.lossy());
   if (lossy)
     params.push_back({"incast_factor", &Calibration::incast_factor, nullptr, kIncastLow, kIncastHigh, true});
   else
@@ -136,7 +134,7 @@ Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points,
   CalibrationFit fit;
   for (const auto& p : points) {
     fit.points += p.fittable() ? 1 : 0;
-    fit.lossy_points += !p.starved() && p.lossy() ? 1 : 0;
+    fit.lossy_points += p.judged() && p.lossy() ? 1 : 0;
   }
   if (fit.points == 0)
     return usage_error("every measured point had ranks waiting for CPUs (5% of the call or more) or links losing "
@@ -162,19 +160,19 @@ Result<CalibrationFit> fit_calibration(const std::vector<EmulatedPoint>& points,
   // so the result must also beat the start over every judged point.
   auto end_score = judged(best);
   if (!end_score.is_ok()) return end_score.status();
-  if (end_score.value().loss > start_score.value().loss) {
+  Objective::Score judged_score = end_score.value();
+  if (judged_score.loss > start_score.value().loss) {
     best = start;
+    judged_score = start_score.value();
     fit.kept.push_back("every parameter: the fit ended worse than its start over the judged points");
   }
   for (const auto& p : params) fit.fitted.emplace_back(p.name);
   auto loss_free_score = loss_free(best);
   if (!loss_free_score.is_ok()) return loss_free_score.status();
-  auto judged_score = judged(best);
-  if (!judged_score.is_ok()) return judged_score.status();
   fit.calibration = best;
   fit.evaluations = loss_free.evaluations() + judged.evaluations();
   fit.rms_log_error = loss_free_score.value().rms_log;
-  fit.rms_log_error_judged = judged_score.value().rms_log;
+  fit.rms_log_error_judged = judged_score.rms_log;
   return fit;
 }
 

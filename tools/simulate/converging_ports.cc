@@ -3,8 +3,8 @@
 namespace omnib {
 namespace sg4 = simgrid::s4u;
 
-ConvergingPorts::ConvergingPorts(std::vector<sg4::Host*> hosts, double factor)
-    : hosts_(std::move(hosts)), factor_(factor) {}
+ConvergingPorts::ConvergingPorts(const std::vector<sg4::Host*>& hosts, double factor)
+    : hosts_(hosts), factor_(factor) {}
 
 ConvergingPorts::Port* ConvergingPorts::before_start(int src, int dst) {
   if (factor_ >= 1 || src == dst) return nullptr;

@@ -33,7 +33,8 @@ class ConvergingPorts {
   };
 
   // `hosts`: the ranks' hosts; `factor` 1: the model is off (nothing kept).
-  ConvergingPorts(std::vector<simgrid::s4u::Host*> hosts, double factor);
+  // `hosts` must outlive this.
+  ConvergingPorts(const std::vector<simgrid::s4u::Host*>& hosts, double factor);
 
   // Before a message from `src` to `dst` starts: its port (nullptr when the
   // model is off), at its full rate, because SimGrid caps a transfer at the
@@ -48,7 +49,7 @@ class ConvergingPorts {
   void count(Port* port, int src, int delta);
   void set_rate(Port& port, bool slowed);
 
-  const std::vector<simgrid::s4u::Host*> hosts_;
+  const std::vector<simgrid::s4u::Host*>& hosts_;
   const double factor_;
   std::unordered_map<simgrid::s4u::Link*, Port> ports_;  // node-based: Port* stay valid
   std::vector<simgrid::s4u::Link*> route_;

@@ -36,8 +36,11 @@ struct EmulatedPoint {
     return retransmits_per_call && link_bytes_per_call && *link_bytes_per_call > 0 &&
            *retransmits_per_call * kSegmentBytes >= kLossyShare * *link_bytes_per_call;
   }
-  // What a calibration may be fitted to: the host kept up, the links lost (almost) nothing.
-  bool fittable() const { return !starved() && !lossy() && median_us > 0; }
+  // What validation judges: the host kept up (lossy or not).
+  bool judged() const { return !starved() && median_us > 0; }
+  // What a calibration's factors are fitted to: judged, and the links lost
+  // (almost) nothing (the incast factor is fitted to every judged point).
+  bool fittable() const { return judged() && !lossy(); }
 };
 
 // Every emulated, finished, correct record of the files (a comma list) whose

@@ -57,7 +57,7 @@ Status run_calibration_sweep(const std::string& json, bool force) {
 std::vector<EmulatedPoint> judged(const std::vector<EmulatedPoint>& points) {
   std::vector<EmulatedPoint> kept;
   for (const auto& p : points)
-    if (!p.starved() && p.median_us > 0) kept.push_back(p);
+    if (p.judged()) kept.push_back(p);
   return kept;
 }
 

@@ -2,7 +2,6 @@
 
 #include <poll.h>
 #include <pthread.h>
-#include <pthread.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
