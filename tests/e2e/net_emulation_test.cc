@@ -674,7 +674,9 @@ TEST(NetEmulation, AFailingRunLeavesNothing) {
   EXPECT_TRUE(leftovers_of(run.pid).empty());
 }
 
-TEST(NetEmulation, AKilledLauncherIsCleanedByNetCleanupAndByTheNextRun) {
+// Runs alone (suite NetEmulationAlone, tests/CMakeLists.txt): any other
+// emulated run starting meanwhile would remove the leftovers first.
+TEST(NetEmulationAlone, AKilledLauncherIsCleanedByNetCleanupAndByTheNextRun) {
   SKIP_UNLESS_EMULATION_WORKS();
   for (bool by_next_run : {false, true}) {
     auto run = spawn_cli(slow_run());
