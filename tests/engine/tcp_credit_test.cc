@@ -121,6 +121,80 @@ TEST(TcpCredits, WithoutABudgetTheWindowHoldsTheReaderBack) {
   for (int i = 0; i < 16; ++i) ASSERT_TRUE(p.b->recv(f).is_ok());
 }
 
+// Frame `i` of a stream: its length and every byte follow from `i`. Every
+// fifth is longer than a small send buffer takes at once.
+std::vector<uint8_t> varied_payload(int i) {
+  const size_t length = i % 5 == 0 ? 40000 + static_cast<size_t>(i) * 97 : 1 + static_cast<size_t>(i) * 389 % 6000;
+  std::vector<uint8_t> bytes(length);
+  for (size_t j = 0; j < bytes.size(); ++j) bytes[j] = static_cast<uint8_t>(i * 7 + j);
+  return bytes;
+}
+
+// Posts `payloads` in order on `conn`, as fast as its send window lets,
+// for at most 20 s.
+Status post_all(TcpConnection& conn, const std::vector<std::vector<uint8_t>>& payloads) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    iovec part{const_cast<uint8_t*>(payloads[i].data()), payloads[i].size()};
+    while (true) {
+      auto ticket = conn.post(wire::FrameType::kDense, 0, i, std::span<const iovec>(&part, 1));
+      if (!ticket.is_ok()) return ticket.status();
+      if (ticket.value()) break;
+      if (std::chrono::steady_clock::now() > deadline)
+        return timeout_error("frame " + std::to_string(i) + " found no room in the send window for 20 s");
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  return Status::ok();
+}
+
+// Receives `payloads` on `conn` and says which frame first differed.
+Status expect_all(TcpConnection& conn, const std::vector<std::vector<uint8_t>>& payloads) {
+  for (size_t i = 0; i < payloads.size(); ++i) {
+    Frame f;
+    OMNIB_RETURN_IF_ERROR(conn.recv(f));
+    if (f.header.seq != i || std::vector<uint8_t>(f.payload.begin(), f.payload.end()) != payloads[i])
+      return internal_error("frame " + std::to_string(i) + " arrived as frame " + std::to_string(f.header.seq) +
+                            " with " + std::to_string(f.payload.size()) + " bytes");
+  }
+  return Status::ok();
+}
+
+// Both ends stream to each other with budgets, so each has credits to send
+// while its own frames wait: the credits go in one system call with the
+// next frame. The send buffers are as small as the kernel allows, so
+// writes end anywhere, inside a credit too; every frame still arrives
+// whole and in order, both ways. (Receive buffers that small stall each
+// frame on TCP's zero-window probes, which tells nothing about ours.)
+TEST(TcpCredits, CreditsRideWithFramesAndSurvivePartialWrites) {
+  auto [fd_a, fd_b] = connected_sockets();
+  for (int fd : {fd_a, fd_b}) {
+    const int small = 1;  // the kernel rounds it up to its minimum
+    ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small), 0);
+  }
+  TcpConnection a(fd_a, 1, 7, milliseconds(10000));
+  TcpConnection b(fd_b, 0, 7, milliseconds(10000));
+  a.set_windows(2, 16, kBudget);
+  b.set_windows(2, 16, kBudget);
+
+  const int frames = 400;
+  std::vector<std::vector<uint8_t>> payloads;
+  for (int i = 0; i < frames; ++i) payloads.push_back(varied_payload(i));
+  Status a_sent, b_sent, a_got, b_got;
+  std::thread a_sender([&] { a_sent = post_all(a, payloads); });
+  std::thread b_sender([&] { b_sent = post_all(b, payloads); });
+  std::thread a_reader([&] { a_got = expect_all(a, payloads); });
+  b_got = expect_all(b, payloads);
+  a_sender.join();
+  b_sender.join();
+  a_reader.join();
+  EXPECT_TRUE(a_sent.is_ok()) << a_sent.message();
+  EXPECT_TRUE(b_sent.is_ok()) << b_sent.message();
+  EXPECT_TRUE(a_got.is_ok()) << a_got.message();
+  EXPECT_TRUE(b_got.is_ok()) << b_got.message();
+  EXPECT_GT(a.credits_sent_with_frames() + b.credits_sent_with_frames(), 0u);
+}
+
 void write_raw(int fd, const void* data, size_t n) {
   ASSERT_EQ(::send(fd, data, n, MSG_NOSIGNAL), static_cast<ssize_t>(n));
 }

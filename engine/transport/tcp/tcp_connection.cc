@@ -129,6 +129,11 @@ void TcpConnection::windows_changed_locked() {
   core_.notify_locked(core_.inbox_size_locked() != received_before, true);
 }
 
+uint64_t TcpConnection::credits_sent_with_frames() const {
+  std::lock_guard lock(core_.mu());
+  return writer_.credits_with_frames();
+}
+
 void TcpConnection::abort() {
   std::lock_guard lock(core_.mu());
   if (aborted_) return;

@@ -40,6 +40,9 @@ class TcpConnection final : public FramedConnection,
                                        std::span<const iovec> parts) override;
   void abort() override;
 
+  // Credits this end sent in one system call with a frame of its own.
+  uint64_t credits_sent_with_frames() const;
+
  private:
   ConnectionCore& core() const override { return core_; }
   void on_ready(uint32_t events) override;

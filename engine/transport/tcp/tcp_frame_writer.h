@@ -38,6 +38,8 @@ class TcpFrameWriter {
   // the next frame back. Finished frames finish their tickets in the core;
   // a write error fails it.
   void write_available_locked();
+  // Credits that went in one system call with the frame after them.
+  uint64_t credits_with_frames() const { return credits_with_frames_; }
 
  private:
   struct Outgoing {
@@ -53,10 +55,21 @@ class TcpFrameWriter {
     bool pending = false;
   };
 
+  // Whether the budget lets the front frame start.
+  bool front_may_start() const;
+  void start_front();
   // Writes what it can of the front frame. False when writing must stop.
   bool write_front();
+  // The pending credit and, in the same system call, the front frame,
+  // which may start. False when writing must stop.
+  bool write_credit_and_front();
+  // Counts `bytes` of the front frame written; pops it when whole.
+  void front_written(size_t bytes);
+  // After a failed write (errno): true to try again, false to stop.
+  bool write_failed();
   // False when the credit could not be written whole now.
   bool write_credit();
+  void credit_written();
   void fail_send(int err);
 
   const int fd_;
@@ -64,6 +77,7 @@ class TcpFrameWriter {
   CreditSource& credits_;
   std::deque<Outgoing> outbox_;
   CreditFrame credit_;
+  uint64_t credits_with_frames_ = 0;
 };
 
 }  // namespace omnib
