@@ -77,6 +77,7 @@ ByteCounters ConnectionCore::counters() const {
 void ConnectionCore::fail_locked(Status why) {
   if (!failure_.is_ok()) return;
   failure_ = std::move(why);
+  send_room_news_ = true;
   notify_locked(true, true);
 }
 
@@ -89,7 +90,7 @@ void ConnectionCore::notify(bool received, bool sent) {
   changed_.notify_all();
   std::lock_guard lock(waker_mu_);
   if (received && receive_waker_) receive_waker_->notify();
-  if (sent && send_waker_) send_waker_->notify();
+  if (sent && send_waker_ && send_room_news_.exchange(false)) send_waker_->notify();
 }
 
 void ConnectionCore::set_windows(size_t recv_frames, size_t send_frames, size_t inflight_bytes) {
@@ -97,6 +98,7 @@ void ConnectionCore::set_windows(size_t recv_frames, size_t send_frames, size_t 
   recv_window_ = std::max<size_t>(1, recv_frames);
   send_window_ = std::max<size_t>(1, send_frames);
   receive_budget_.set(std::min<uint64_t>(inflight_bytes, UINT32_MAX));
+  send_room_news_ = true;
   hooks_.windows_changed_locked();
 }
 

@@ -115,8 +115,12 @@ class ConnectionCore {
   uint64_t next_ticket_locked() { return ++posted_; }
   uint64_t posted_locked() const { return posted_; }
   uint64_t done_locked() const { return done_; }
-  // Every ticket up to `ticket` finished.
-  void sends_finished_locked(uint64_t ticket) { done_ = ticket; }
+  // Every ticket up to `ticket` finished. The send waker hears of it once
+  // at most half the window is left unfinished (see send_room_news_).
+  void sends_finished_locked(uint64_t ticket) {
+    done_ = ticket;
+    if (posted_ - done_ <= send_window_ / 2) send_room_news_ = true;
+  }
   void count_sent(uint64_t bytes, uint64_t frames);
   SendBudget& send_budget_locked() { return send_budget_; }
   // Blocking sends: wait until the window has room, or `ticket` finished
@@ -150,6 +154,12 @@ class ConnectionCore {
   uint64_t posted_ = 0;  // the last ticket handed out
   uint64_t done_ = 0;    // every ticket up to this one finished
   SendBudget send_budget_;
+  // Whether the send waker has news: half the window free, a wider window,
+  // or a failure. A lane that keeps a link's window full is woken once per
+  // half window, not once per frame (each wake-up costs its rank CPU; on
+  // hosts whose cores the ranks share, a wait for one too): the other half
+  // keeps the link busy meanwhile. Blocking sends are told of every frame.
+  std::atomic<bool> send_room_news_{false};
 
   std::atomic<uint64_t> sent_{0}, received_{0}, frames_sent_{0}, frames_received_{0};
 };
