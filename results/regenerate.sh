@@ -44,9 +44,12 @@ study() {
 # leave this machine's two cores mostly idle: what the protocol does when the
 # CPU is out of the way. Every point records its CPU-wait share, which the
 # time-vs-nodes figure prints beside it.
+# These runs are newer than the ranks' window across idle time: they keep
+# omni-bench's default (--tcp-idle-restart off) and name bbr, the default of
+# the host that made them.
 scaling() {
   "$bin" sweep --net emulate --link-rate "$1" --density 0.1 --overlap full --aggregators nodes --nodes 2,4,8 \
-    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 "${rank_tcp[@]}" -J "$2" "${@:4}"
+    --algo "$3" --sizes 16M -n 5 -w 1 --repeat 3 --tcp-cc bbr -J "$2" "${@:4}"
 }
 
 # Cluster scale by simulation (docs/simulation.md). The emulated runs the
