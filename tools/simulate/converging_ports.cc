@@ -3,16 +3,8 @@
 namespace omnib {
 namespace sg4 = simgrid::s4u;
 
-ConvergingPorts::ConvergingPorts(const std::vector<sg4::Host*>& hosts, double factor)
-    : hosts_(hosts), factor_(factor) {}
-
-ConvergingPorts::Port* ConvergingPorts::before_start(int src, int dst) {
-  if (factor_ >= 1 || src == dst) return nullptr;
-  route_.clear();
-  double latency = 0;
-  hosts_[static_cast<size_t>(src)]->route_to(hosts_[static_cast<size_t>(dst)], route_, &latency);
-  if (route_.empty()) return nullptr;
-  sg4::Link* link = route_.back();
+ConvergingPorts::Port* ConvergingPorts::before_start(sg4::Link* link) {
+  if (!on() || link == nullptr) return nullptr;
   auto [it, added] = ports_.try_emplace(link);
   Port& port = it->second;
   if (added) {

@@ -19,7 +19,6 @@
 #include <simgrid/s4u.hpp>
 
 #include <unordered_map>
-#include <vector>
 
 namespace omnib {
 
@@ -32,15 +31,16 @@ class ConvergingPorts {
     bool slowed = false;
   };
 
-  // `hosts`: the ranks' hosts; `factor` 1: the model is off (nothing kept).
-  // `hosts` must outlive this.
-  ConvergingPorts(const std::vector<simgrid::s4u::Host*>& hosts, double factor);
+  // `factor` 1: the model is off (nothing kept).
+  explicit ConvergingPorts(double factor) : factor_(factor) {}
+  bool on() const { return factor_ < 1; }
 
-  // Before a message from `src` to `dst` starts: its port (nullptr when the
-  // model is off), at its full rate, because SimGrid caps a transfer at the
-  // slowest link of its route as it starts, for the transfer's life; the
-  // port's rate is set again once the message is counted.
-  Port* before_start(int src, int dst);
+  // Before a message starts whose route ends at `link` (its receiver's
+  // port): the port (nullptr when the model is off), at its full rate,
+  // because SimGrid caps a transfer at the slowest link of its route as it
+  // starts, for the transfer's life; the port's rate is set again once the
+  // message is counted.
+  Port* before_start(simgrid::s4u::Link* link);
   // The message started (on `port`, from `src`), or its last byte left.
   void started(Port* port, int src) { count(port, src, +1); }
   void finished(Port* port, int src) { count(port, src, -1); }
@@ -49,10 +49,8 @@ class ConvergingPorts {
   void count(Port* port, int src, int delta);
   void set_rate(Port& port, bool slowed);
 
-  const std::vector<simgrid::s4u::Host*>& hosts_;
   const double factor_;
   std::unordered_map<simgrid::s4u::Link*, Port> ports_;  // node-based: Port* stay valid
-  std::vector<simgrid::s4u::Link*> route_;
 };
 
 }  // namespace omnib

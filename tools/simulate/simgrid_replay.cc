@@ -33,7 +33,7 @@ class Replayer {
       : s_(s),
         hosts_(std::move(hosts)),
         link_latency_s_(link_latency_s),
-        ports_(hosts_, s.flows_budgeted() ? 1.0 : incast_factor),
+        ports_(s.flows_budgeted() ? 1.0 : incast_factor),
         waiting_(s.messages().size(), 0) {
     // Who depends on whom: counts, then the dependents of each message (CSR).
     const auto& msgs = s.messages();
@@ -70,6 +70,7 @@ class Replayer {
     Stage stage;
     sg4::ActivityPtr activity;
     ConvergingPorts::Port* port;  // a transfer's, in the port model
+    double latency_s;             // a transfer's, from its last byte's leaving to its arrival
   };
 
   // Starts every message that became ready, without recursion: a chain of
@@ -99,16 +100,24 @@ class Replayer {
     }
     sg4::CommPtr comm = sg4::Comm::sendto_init(hosts_[static_cast<size_t>(m.src)], hosts_[static_cast<size_t>(m.dst)]);
     comm->set_payload_size(m.bytes);
-    ConvergingPorts::Port* port = ports_.before_start(m.src, m.dst);
-    track(id, Stage::kTransfer, comm, port);
+    // The route, looked up once: the port model wants its last link, the
+    // latency its length.
+    route_.clear();
+    if (ports_.on() || link_latency_s_ > 0) {
+      double ignored = 0;
+      hosts_[static_cast<size_t>(m.src)]->route_to(hosts_[static_cast<size_t>(m.dst)], route_, &ignored);
+    }
+    ConvergingPorts::Port* port = ports_.before_start(route_.empty() ? nullptr : route_.back());
+    track(id, Stage::kTransfer, comm, port, static_cast<double>(route_.size()) * link_latency_s_);
     comm->vetoable_start();
     ports_.started(port, m.src);
     peak_flows_ = std::max<uint64_t>(peak_flows_, ++in_flight_);
   }
 
-  void track(uint32_t id, Stage stage, sg4::ActivityPtr a, ConvergingPorts::Port* port = nullptr) {
+  void track(uint32_t id, Stage stage, sg4::ActivityPtr a, ConvergingPorts::Port* port = nullptr,
+             double latency_s = 0) {
     const sg4::Activity* key = a.get();
-    live_.emplace(key, Live{id, stage, std::move(a), port});
+    live_.emplace(key, Live{id, stage, std::move(a), port, latency_s});
   }
 
   void completed(const sg4::Activity& a) {
@@ -122,7 +131,7 @@ class Replayer {
       --in_flight_;
       ports_.finished(done.port, s_.messages()[done.id].src);
       left(done.id);
-      const double latency = path_latency(s_.messages()[done.id]);
+      const double latency = done.latency_s;
       if (latency > 0) {
         const uint32_t id = done.id;
         simgrid::kernel::timer::Timer::set(sg4::Engine::get_clock() + latency, [this, id] {
@@ -140,14 +149,6 @@ class Replayer {
   void left(uint32_t id) {
     for (uint32_t k = first_dependent_[id]; k < first_dependent_[id + 1]; ++k)
       if (dependents_[k].paced) satisfy(dependents_[k].id);
-  }
-
-  double path_latency(const ScheduledMessage& m) {
-    if (link_latency_s_ <= 0) return 0;
-    route_.clear();
-    double ignored = 0;
-    hosts_[static_cast<size_t>(m.src)]->route_to(hosts_[static_cast<size_t>(m.dst)], route_, &ignored);
-    return static_cast<double>(route_.size()) * link_latency_s_;
   }
 
   void arrive(uint32_t id) {
